@@ -1,0 +1,88 @@
+// `pstlab scan`: every protocol event of a capture, in order.
+
+import { type CommandSpec, colorEnabled, disarm, out, paint, parseFlags, round6, visible, alignRows } from "./common.ts";
+import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings, trackRecording } from "./input.ts";
+import type { ProtocolEvent } from "../osc7501/tracker.ts";
+
+export const spec: CommandSpec = {
+  name: "scan",
+  summary: "list every OSC 7501 event in a capture (reports, rejects, queries, lifetime events)",
+  usage: "pstlab scan [FILE|-] [--raw] [--json]",
+  options: ["  --json              one JSON object per line (t, type, …)", ...INPUT_HELP],
+  notes: [
+    "FILE is an asciicast v2/v3 recording (its exit event is a process-exit lifetime",
+    "event), a ttyrec or script capture, or raw bytes; `-` or no FILE reads stdin.",
+    "Rejected reports carry a reason code (bad-base64, key-too-long, bad-id, …).",
+  ],
+  examples: [
+    "pstlab scan fixtures/captures/demo.cast",
+    "pstlab scan --json session.cast | jq 'select(.type==\"discarded\")'",
+    "printf '\\e]7501;state=working:progress=40\\e\\\\' | pstlab scan -",
+  ],
+};
+
+const ids = (xs: (string | null)[]) => xs.map((x) => x ?? "(root)").join(", ");
+
+export function toJson(e: ProtocolEvent): Record<string, unknown> {
+  const t = round6(e.t);
+  switch (e.type) {
+    case "report":
+      return {
+        t, type: e.type, id: e.id, state: e.state, kind: e.kind, progress: e.progress, app: e.app, title: e.title, msg: e.msg,
+        source: e.source, removed: e.removed, evicted: e.evicted, notes: e.notes.map((n) => n.code), depth: e.depth,
+      };
+    case "discarded":
+    case "ignored":
+      return { t, type: e.type, reason: e.reason, detail: e.detail, raw: e.raw, depth: e.depth };
+    case "query":
+      return { t, type: e.type, reply: e.reply, depth: e.depth };
+    case "lifecycle":
+      return { t, type: e.type, event: e.event, removed: e.removed };
+  }
+}
+
+function textRow(e: ProtocolEvent, color: boolean): string[] {
+  const t = e.t.toFixed(3);
+  switch (e.type) {
+    case "report": {
+      const fields = [
+        e.kind && `kind=${e.kind}`, e.progress !== null && `progress=${e.progress}`, e.app && `app=${e.app}`,
+        e.title !== null && `title="${disarm(e.title)}"`, e.msg !== null && `msg="${disarm(e.msg)}"`,
+        e.source !== "osc7501" && `source=${e.source}`, e.removed.length > 0 && `removed: ${ids(e.removed)}`,
+        e.evicted.length > 0 && `evicted: ${ids(e.evicted)}`, e.notes.length > 0 && `notes: ${e.notes.map((n) => n.code).join(",")}`,
+        e.depth > 0 && `tmux×${e.depth}`,
+      ].filter(Boolean).join(" ");
+      const st = e.state === "blocked" ? paint(color, "1;31", e.state) : e.state === "error" ? paint(color, "31", e.state) : e.state;
+      return [t, "report", e.id ?? "(root)", st, fields];
+    }
+    case "discarded":
+    case "ignored":
+      return [t, paint(color, "33", e.type), e.reason, "", `${visible(e.raw)}  (${e.detail})`];
+    case "query":
+      return [t, "query", "", "", `reply ${visible(e.reply)}`];
+    case "lifecycle":
+      return [t, "lifecycle", e.event, "", e.removed.length ? `removed: ${ids(e.removed)}` : "nothing removed"];
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, json: { type: "boolean" } }, { maxPositionals: 1 });
+  if (!p) return 0;
+  const rec = await openInput(p.positionals[0], p.values);
+  const json = !!p.values.json;
+  const color = colorEnabled(1);
+  const rows: string[][] = [];
+  let count = 0;
+  await trackRecording(rec, (e) => {
+    count++;
+    if (json) out(JSON.stringify(toJson(e)) + "\n");
+    else rows.push(textRow(e, color));
+  });
+  if (!json) {
+    if (rows.length === 0) out("no OSC 7501 events\n");
+    else out(alignRows([["TIME", "TYPE", "ID/REASON", "STATE", "DETAILS"], ...rows], new Set([0])).join("\n") + "\n");
+  }
+  printWarnings(rec);
+  void count;
+  return 0;
+}

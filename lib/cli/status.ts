@@ -1,0 +1,55 @@
+// `pstlab status`: the record table at a time.
+
+import { alignRows, type CommandSpec, disarm, out, parseDuration, parseFlags, round6 } from "./common.ts";
+import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings, trackRecording } from "./input.ts";
+import type { Store } from "../osc7501/store.ts";
+
+export const spec: CommandSpec = {
+  name: "status",
+  summary: "show the OSC 7501 records a terminal would hold at a time",
+  usage: "pstlab status [FILE|-] [--at SECONDS] [--raw] [--json]",
+  options: [
+    "  --at SECONDS        the time to look at (default: end of input); 12, 1.5, 500ms, 1m30s",
+    "  --json              {\"records\":[…]}: root first, then ids in lexicographic order",
+    ...INPUT_HELP,
+  ],
+  examples: [
+    "pstlab status fixtures/captures/demo.cast --at 12.5",
+    "pstlab status --json session.cast",
+  ],
+};
+
+export function recordsJson(store: Store): Record<string, unknown>[] {
+  return store.list().map((r) => ({
+    id: r.id, state: r.state, kind: r.kind, progress: r.progress, app: r.app,
+    effectiveApp: store.effectiveApp(r.id), title: r.title, msg: r.msg,
+  }));
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, json: { type: "boolean" }, at: { type: "string" } }, { maxPositionals: 1 });
+  if (!p) return 0;
+  const at = p.values.at !== undefined ? parseDuration(p.values.at, "time") : Infinity;
+  const rec = await openInput(p.positionals[0], p.values);
+  const { tracker, end } = await trackRecording(rec, () => {}, at);
+  const store = tracker.store;
+  const t = at === Infinity ? end : at;
+  if (p.values.json) {
+    const att = store.attention();
+    out(JSON.stringify({ t: round6(t), records: recordsJson(store), attention: att ? { id: att.id, state: att.state } : null }) + "\n");
+  } else if (store.size === 0) {
+    out(`no records at ${t.toFixed(3)} s\n`);
+  } else {
+    const rows = store.list().map((r) => {
+      const eff = store.effectiveApp(r.id);
+      return [r.id ?? "(root)", r.state, r.kind ?? "-", r.progress !== null ? `${r.progress}%` : "-",
+        r.app ?? (eff ? `(${eff})` : "-"), r.title !== null ? disarm(r.title) : "-", r.msg !== null ? disarm(r.msg) : "-"];
+    });
+    out(`records at ${t.toFixed(3)} s:\n`);
+    out(alignRows([["ID", "STATE", "KIND", "PROGRESS", "APP", "TITLE", "MSG"], ...rows]).join("\n") + "\n");
+    const att = store.attention();
+    if (att) out(`attention: ${att.id ?? "(root)"} ${att.state}\n`);
+  }
+  printWarnings(rec);
+  return 0;
+}

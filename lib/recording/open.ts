@@ -1,0 +1,102 @@
+// Input detection: asciicast v2/v3 (first line a JSON header), ttyrec (by extension
+// or by frames that chain), util-linux script timing (`--timing`, or a timing file
+// given directly), anything else raw bytes.
+
+import * as path from "node:path";
+import { parseHeaderLine, readAsciicastEvents } from "./asciicast.ts";
+import { DEFAULT_SIZE, type Format, FixtureError, type Header, type Recording } from "./model.ts";
+import { readRawEvents } from "./raw.ts";
+import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.ts";
+import { openSource } from "./source.ts";
+import { looksLikeTtyrec, readTtyrecEvents, ttyrecSize } from "./ttyrec.ts";
+import * as fs from "node:fs";
+
+export interface OpenOptions {
+  /** Force the input format. */
+  from?: Format;
+  /** Size for inputs that have none (raw, ttyrec, classic script). */
+  size?: { cols: number; rows: number };
+  /** Raw input: fixed read size (0 = whole file). */
+  chunk?: number;
+  /** script: the timing file (then `path` is the output log). */
+  timing?: string;
+  /** script: the input log (advanced format). */
+  logIn?: string;
+}
+
+const CAST_EXT = new Set([".cast", ".json", ".jsonl", ".ndjson"]);
+const TTYREC_EXT = new Set([".ttyrec", ".tty"]);
+
+function firstLine(head: Uint8Array): string {
+  const text = new TextDecoder("utf-8").decode(head.subarray(0, Math.min(head.length, 65536)));
+  const nl = text.indexOf("\n");
+  return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, "");
+}
+
+function looksLikeCastHeader(line: string): boolean {
+  if (!line.trimStart().startsWith("{")) return false;
+  try {
+    const h = JSON.parse(line);
+    return typeof h === "object" && h !== null && !Array.isArray(h) && "version" in h;
+  } catch {
+    return false;
+  }
+}
+
+export async function openRecording(p: string, opts: OpenOptions = {}): Promise<Recording> {
+  if (opts.timing || opts.from === "script") return openScript(p, opts);
+  const src = await openSource(p);
+  const warnings: string[] = [];
+  const ext = p === "-" ? "" : path.extname(p).toLowerCase();
+  const line = firstLine(src.head);
+  let format: Format;
+  if (opts.from) format = opts.from;
+  else if (CAST_EXT.has(ext) || looksLikeCastHeader(line)) format = "v3"; // version decided by the header
+  else if (TTYREC_EXT.has(ext) || looksLikeTtyrec(src.head, src.size)) format = "ttyrec";
+  else if (p !== "-" && timingFormat(line) !== null) return openScript(p, { ...opts, timing: p });
+  else format = "raw";
+
+  if (format === "v3" || format === "v2") {
+    if (src.head.length === 0) throw new FixtureError(p, null, "empty file (no asciicast header)");
+    const { version, header } = parseHeaderLine(p, line);
+    return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: readAsciicastEvents(p, src.chunks, version, warnings) };
+  }
+  if (format === "ttyrec") {
+    const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(src.head.subarray(12)) : null) ?? DEFAULT_SIZE;
+    return { format, path: p, header: { ...size }, warnings, events: readTtyrecEvents(p, src.chunks) };
+  }
+  const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
+  return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0) };
+}
+
+async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
+  const timing = opts.timing ?? p;
+  const tsrc = await openSource(timing);
+  const line = firstLine(tsrc.head);
+  const fmt = timingFormat(line);
+  if (fmt === null) throw new FixtureError(timing, 1, "not a script timing file (expected `<delta> <bytes>` or `O|I|S|H <delta> …`)");
+  // H lines at the top carry the log paths and the terminal info.
+  const info: Record<string, string> = {};
+  for (const l of new TextDecoder().decode(tsrc.head).split("\n")) {
+    const m = /^H [0-9.]+ ([A-Z_]+) ?(.*)$/.exec(l);
+    if (m) info[m[1]] = m[2];
+    else if (l !== "" && !l.startsWith("H ")) break;
+  }
+  const resolveLog = (name: string | undefined): string | undefined => {
+    if (!name) return undefined;
+    if (path.isAbsolute(name) && fs.existsSync(name)) return name;
+    const beside = path.join(path.dirname(timing), path.basename(name));
+    if (fs.existsSync(beside)) return beside;
+    return fs.existsSync(name) ? name : undefined;
+  };
+  const out = p !== timing ? p : resolveLog(info.OUTPUT_LOG);
+  if (!out) {
+    throw new FixtureError(timing, null, fmt === "classic"
+      ? "classic timing file: give the output log as FILE and this file with --timing"
+      : "the output log named in OUTPUT_LOG was not found; give it as FILE with --timing");
+  }
+  const inLog = opts.logIn ?? resolveLog(info.INPUT_LOG);
+  const header = headerFromInfo(info, opts.size ?? DEFAULT_SIZE);
+  const events = await readScriptEvents({ timing, out, in: inLog }, tsrc.chunks, info);
+  return { format: "script", path: p, header, warnings: [], events };
+}

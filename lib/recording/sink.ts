@@ -1,0 +1,113 @@
+// Output files. Never overwrite an existing non-empty file without --overwrite
+// (asciinema's rule: an empty file is fine); create parent directories; `-` is
+// stdout. Durable mode writes every event through at once, so a recorder killed
+// with SIGKILL leaves a file that reads back up to its last complete line.
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describeFsError, InputError } from "./source.ts";
+
+export interface OutputOptions {
+  overwrite?: boolean;
+  append?: boolean;
+  /** Write through on every call (recorder). Otherwise buffered in 1 MiB blocks. */
+  durable?: boolean;
+}
+
+const te = new TextEncoder();
+const FLUSH_AT = 1 << 20;
+
+/** Blocking write that survives a non-blocking stdout pipe (EAGAIN). */
+export function writeAllSync(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  let spins = 0;
+  while (off < bytes.length) {
+    try {
+      off += fs.writeSync(fd, bytes, off, bytes.length - off);
+      spins = 0;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "EAGAIN" && spins++ < 100000) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        continue;
+      }
+      if (code === "EPIPE") throw new BrokenPipe();
+      throw e;
+    }
+  }
+}
+
+/** The reader went away (`pstlab scan x | head`): stop quietly. */
+export class BrokenPipe extends Error {}
+
+export class OutputFile {
+  private parts: string[] = [];
+  private pending = 0;
+  private closed = false;
+  readonly existedBefore: boolean;
+
+  private constructor(readonly path: string, private readonly fd: number, private readonly durable: boolean, existed: boolean) {
+    this.existedBefore = existed;
+  }
+
+  static open(p: string, opts: OutputOptions = {}): OutputFile {
+    if (p === "-") return new OutputFile("-", 1, !!opts.durable, false);
+    let existed = false;
+    try {
+      const st = fs.statSync(p);
+      if (st.isDirectory()) throw new InputError(`${p}: is a directory`);
+      existed = st.size > 0;
+      if (existed && !opts.overwrite && !opts.append) throw new InputError(`${p}: file exists (use --overwrite to replace it)`);
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+    }
+    try {
+      fs.mkdirSync(path.dirname(path.resolve(p)), { recursive: true });
+      const fd = fs.openSync(p, opts.append ? "a" : "w");
+      return new OutputFile(p, fd, !!opts.durable, existed);
+    } catch (e) {
+      throw new InputError(`${p}: cannot write: ${describeFsError(e)}`);
+    }
+  }
+
+  write(s: string | Uint8Array): void {
+    if (this.durable) {
+      writeAllSync(this.fd, typeof s === "string" ? te.encode(s) : s);
+      return;
+    }
+    if (typeof s !== "string") {
+      this.flush();
+      writeAllSync(this.fd, s);
+      return;
+    }
+    this.parts.push(s);
+    this.pending += s.length;
+    if (this.pending >= FLUSH_AT) this.flush();
+  }
+
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const text = this.parts.length === 1 ? this.parts[0] : this.parts.join("");
+    this.parts = [];
+    this.pending = 0;
+    writeAllSync(this.fd, te.encode(text));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.flush();
+    if (this.fd !== 1) fs.closeSync(this.fd);
+  }
+}
+
+/** Same file? (refuse to write over an input: `redact in in`.) */
+export function sameFile(a: string, b: string): boolean {
+  if (a === "-" || b === "-") return false;
+  try {
+    const sa = fs.statSync(a), sb = fs.statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return path.resolve(a) === path.resolve(b);
+  }
+}

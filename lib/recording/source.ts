@@ -1,0 +1,110 @@
+// Byte sources: a file read in large blocks, or stdin for `-`. Nothing is ever
+// loaded whole, so a 1 GB capture costs one block of memory.
+
+import * as fs from "node:fs";
+
+export const BLOCK = 1 << 20;
+
+export interface Source {
+  path: string;
+  /** The first bytes (up to 64 KiB), for format sniffing; they are also yielded by `chunks`. */
+  head: Uint8Array;
+  chunks: AsyncIterable<Uint8Array>;
+  /** File size when known (not for stdin). */
+  size: number | null;
+}
+
+async function* fileChunks(fd: number, first: Uint8Array): AsyncIterable<Uint8Array> {
+  try {
+    if (first.length) yield first;
+    while (true) {
+      const buf = new Uint8Array(BLOCK);
+      const n = fs.readSync(fd, buf, 0, BLOCK, null);
+      if (n <= 0) break;
+      yield n === BLOCK ? buf : buf.subarray(0, n);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (first.length) yield first;
+  while (true) {
+    const r = await rest.next();
+    if (r.done) break;
+    yield r.value instanceof Uint8Array ? r.value : new Uint8Array(r.value);
+  }
+}
+
+export class InputError extends Error {}
+
+/** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */
+export async function openSource(path: string): Promise<Source> {
+  if (path === "-") {
+    const it = (process.stdin as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    const parts: Uint8Array[] = [];
+    let have = 0;
+    while (have < 65536) {
+      const r = await it.next();
+      if (r.done) break;
+      const u = r.value instanceof Uint8Array ? r.value : new Uint8Array(r.value);
+      parts.push(u);
+      have += u.length;
+    }
+    const head = concat(parts);
+    return { path: "-", head: head.subarray(0, 65536), chunks: prepend(head, it), size: null };
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(path, "r");
+  } catch (e) {
+    throw new InputError(`${path}: ${describeFsError(e)}`);
+  }
+  const st = fs.fstatSync(fd);
+  if (st.isDirectory()) {
+    fs.closeSync(fd);
+    throw new InputError(`${path}: is a directory`);
+  }
+  const buf = new Uint8Array(65536);
+  const n = fs.readSync(fd, buf, 0, buf.length, null);
+  const head = buf.subarray(0, n);
+  return { path, head, chunks: fileChunks(fd, head), size: st.isFile() ? st.size : null };
+}
+
+export function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export function describeFsError(e: unknown): string {
+  const code = (e as { code?: string }).code;
+  switch (code) {
+    case "ENOENT":
+      return "no such file";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "is a directory";
+    case "ENOSPC":
+      return "no space left on device";
+    default:
+      return (e as Error).message ?? String(e);
+  }
+}
+
+/** Reads a whole small file (manifests, labels, scripts) with a one-line error. */
+export function readTextFile(path: string): string {
+  try {
+    return path === "-" ? fs.readFileSync(0, "utf8") : fs.readFileSync(path, "utf8");
+  } catch (e) {
+    throw new InputError(`${path}: ${describeFsError(e)}`);
+  }
+}

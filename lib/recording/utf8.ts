@@ -1,0 +1,92 @@
+// Streaming UTF-8 for asciicast writers (fixture-format.md, convention 2): an
+// incomplete trailing sequence is held back until the next read, as asciinema's
+// Utf8Decoder does, and reported as moved bytes. A read that is not valid UTF-8
+// after that gets a private `b` event with its exact bytes, so nothing is lost.
+
+const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lossy = new TextDecoder("utf-8", { ignoreBOM: true });
+
+export interface Piece {
+  /** The exact bytes this event stands for (held-back tail of the previous read included). */
+  bytes: Uint8Array;
+  /** Display text (U+FFFD for invalid bytes). */
+  text: string;
+  /** False when `text` cannot reproduce `bytes`: write a `b` event too. */
+  exact: boolean;
+}
+
+/** Length of a trailing incomplete-but-possibly-valid sequence (0–3). */
+export function incompleteTail(b: Uint8Array): number {
+  const n = b.length;
+  for (let back = 1; back <= Math.min(3, n); back++) {
+    const c = b[n - back];
+    if ((c & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (need === 0 || back >= need) return 0;
+    // The bytes so far must be a valid prefix (so a hopeless tail is not held back).
+    const second = back >= 2 ? b[n - back + 1] : -1;
+    if (second >= 0) {
+      if (c === 0xe0 && second < 0xa0) return 0;
+      if (c === 0xed && second > 0x9f) return 0;
+      if (c === 0xf0 && second < 0x90) return 0;
+      if (c === 0xf4 && second > 0x8f) return 0;
+    }
+    return back;
+  }
+  return 0;
+}
+
+export class Utf8Chunker {
+  private pending: Uint8Array = new Uint8Array(0);
+  /** Bytes that moved to a later event because a read ended mid-character. */
+  moved = 0;
+
+  push(chunk: Uint8Array): Piece {
+    let data = chunk;
+    if (this.pending.length) {
+      data = new Uint8Array(this.pending.length + chunk.length);
+      data.set(this.pending, 0);
+      data.set(chunk, this.pending.length);
+    }
+    // Hold back a trailing partial character only when the rest of the read is valid
+    // text: a read that needs a `b` event anyway keeps all its bytes in one event, and
+    // a read that is nothing but a partial character is written as it is. Both keep
+    // v3 → v3 idempotent (a file we wrote is written again byte for byte).
+    const hold = incompleteTail(data);
+    if (hold > 0 && hold < data.length) {
+      const head = piece(data.subarray(0, data.length - hold));
+      if (head.exact) {
+        this.pending = data.slice(data.length - hold);
+        this.moved += hold;
+        return head;
+      }
+    }
+    this.pending = new Uint8Array(0);
+    return piece(data);
+  }
+
+  /** End of stream: a held-back tail that never completed. */
+  flush(): Piece | null {
+    if (!this.pending.length) return null;
+    const p = piece(this.pending);
+    this.pending = new Uint8Array(0);
+    return p;
+  }
+}
+
+export function piece(bytes: Uint8Array): Piece {
+  try {
+    return { bytes, text: fatal.decode(bytes), exact: true };
+  } catch {
+    return { bytes, text: lossy.decode(bytes), exact: false };
+  }
+}
+
+export function isValidUtf8(bytes: Uint8Array): boolean {
+  try {
+    fatal.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

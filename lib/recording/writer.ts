@@ -1,0 +1,40 @@
+// One entry point for writing a recording in any output format.
+
+import { AsciicastWriter, type WriterOptions, type WriterStats } from "./asciicast.ts";
+import type { Event, Header } from "./model.ts";
+import { RawWriter } from "./raw.ts";
+import type { OutputFile } from "./sink.ts";
+
+export type OutFormat = "v3" | "v2" | "raw";
+
+export interface RecordingWriter {
+  event(e: Event): void;
+  end(t: number): void;
+  stats: WriterStats;
+}
+
+export function createWriter(format: OutFormat, out: OutputFile, header: Header, opts: WriterOptions = {}): RecordingWriter {
+  if (format === "raw") {
+    const stats: WriterStats = { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 };
+    const w = new RawWriter((b) => out.write(b));
+    return {
+      stats,
+      event(e) {
+        if (e.kind === "output") stats.events++;
+        else stats.dropped++;
+        w.event(e);
+      },
+      end() {},
+    };
+  }
+  const w = new AsciicastWriter(out, format === "v3" ? 3 : 2, opts);
+  w.header(header);
+  return w;
+}
+
+export function formatFromPath(p: string): OutFormat | null {
+  const lower = p.toLowerCase();
+  if (lower.endsWith(".cast") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "v3";
+  if (lower.endsWith(".raw") || lower.endsWith(".recording") || lower.endsWith(".bin")) return "raw";
+  return null;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bun
+// pstlab — argv → subcommand; nothing else.
+
+import { COMMANDS } from "./lib/cli/commands.ts";
+import { err, helpText, out, reportError, runCommand } from "./lib/cli/common.ts";
+import { SPEC_REVISION } from "./lib/osc7501/limits.ts";
+import { VERSION } from "./lib/version.ts";
+
+function usage(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.spec.name.length));
+  return [
+    `pstlab ${VERSION} — record pty sessions, replay them through an OSC 7501 parser and`,
+    "screen heuristics, and score detection latency and false alarms.",
+    "",
+    "Usage: pstlab COMMAND [ARGS…]   (pstlab COMMAND --help for options and examples)",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.spec.name.padEnd(w)}  ${c.spec.summary}`),
+    `  ${"help".padEnd(w)}  show this list, or a command's help`,
+    "",
+    "Examples:",
+    "  pstlab scan fixtures/captures/demo.cast",
+    "  pstlab emit working \"Building\" --progress 40",
+    "",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "-h" || name === "--help") {
+    if (name === "help" && rest[0]) {
+      const c = COMMANDS.find((c) => c.spec.name === rest[0]);
+      if (!c) {
+        err(`pstlab: unknown command "${rest[0]}" (see pstlab help)\n`);
+        return 2;
+      }
+      out(helpText(c.spec));
+      return 0;
+    }
+    if (name === undefined) {
+      err(usage());
+      return 2;
+    }
+    out(usage());
+    return 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    out(`pstlab ${VERSION} (OSC 7501 revision ${SPEC_REVISION})\n`);
+    return 0;
+  }
+  const cmd = COMMANDS.find((c) => c.spec.name === name);
+  if (!cmd) {
+    err(`pstlab: unknown command "${name}" (see pstlab help)\n`);
+    return 2;
+  }
+  return await runCommand(() => cmd.run(rest));
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2));
+  } catch (e) {
+    code = reportError(e);
+  }
+  // Let stdout drain before exiting (pipes).
+  process.exitCode = code;
+}
