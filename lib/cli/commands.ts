@@ -4,10 +4,16 @@ import type { CommandSpec } from "./common.ts";
 import * as scan from "./scan.ts";
 import * as status from "./status.ts";
 import * as emit from "./emit.ts";
+import * as convert from "./convert.ts";
+import * as cat from "./cat.ts";
+import * as trim from "./trim.ts";
+import * as redact from "./redact.ts";
+import * as info from "./info.ts";
+import * as demo from "./demo.ts";
 
 export interface Command {
   spec: CommandSpec;
   run(argv: string[]): Promise<number>;
 }
 
-export const COMMANDS: Command[] = [scan, status, emit];
+export const COMMANDS: Command[] = [scan, status, emit, info, convert, cat, trim, redact, demo];

@@ -7,7 +7,7 @@ import { err, parseNumber, parseSizeFlag, UsageError } from "./common.ts";
 
 export const INPUT_OPTIONS = {
   raw: { type: "boolean" },
-  from: { type: "string" },
+  "input-format": { type: "string" },
   size: { type: "string" },
   chunk: { type: "string" },
   timing: { type: "string" },
@@ -16,7 +16,7 @@ export const INPUT_OPTIONS = {
 
 export const INPUT_HELP = [
   "  --raw               read the input as raw bytes even if it looks like asciicast",
-  "  --from FORMAT       force the input format: v3, v2, raw, ttyrec, script",
+  "  --input-format F    force the input format: v3, v2, raw, ttyrec, script",
   "  --size COLSxROWS    size for inputs without one (raw, ttyrec); default 120x32",
   "  --chunk N           raw input: split into N-byte reads (default: one read)",
   "  --timing FILE       util-linux script: FILE is the output log, this the timing file",
@@ -28,10 +28,11 @@ const FORMATS: Format[] = ["v3", "v2", "raw", "ttyrec", "script"];
 export function openOptions(v: Record<string, unknown>): OpenOptions {
   const o: OpenOptions = {};
   if (v.raw) o.from = "raw";
-  if (typeof v.from === "string") {
-    if (!FORMATS.includes(v.from as Format)) throw new UsageError(`unknown input format "${v.from}" (use ${FORMATS.join(", ")})`);
-    if (v.raw && v.from !== "raw") throw new UsageError("--raw and --from disagree");
-    o.from = v.from as Format;
+  const f = v["input-format"];
+  if (typeof f === "string") {
+    if (!FORMATS.includes(f as Format)) throw new UsageError(`unknown input format "${f}" (use ${FORMATS.join(", ")})`);
+    if (v.raw && f !== "raw") throw new UsageError("--raw and --input-format disagree");
+    o.from = f as Format;
   }
   if (typeof v.size === "string") o.size = parseSizeFlag(v.size);
   if (typeof v.chunk === "string") o.chunk = parseNumber(v.chunk, "chunk size", 1);

@@ -4,7 +4,7 @@
 // private `b` event for reads that are not valid UTF-8.
 
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
-import { type Event, FixtureError, type Header, type Provenance, parseSize } from "./model.ts";
+import { DEFAULT_SIZE, type Event, FixtureError, type Header, type Provenance, parseSize } from "./model.ts";
 import { lines } from "./lines.ts";
 import { Utf8Chunker } from "./utf8.ts";
 
@@ -17,8 +17,9 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 function dim(file: string, v: unknown, what: string): number {
+  if (v === 0) return 0; // asciinema 2.x records 0x0 without a terminal; the caller substitutes
   if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 65535) {
-    throw new FixtureError(file, 1, `header: ${what} must be an integer 1–65535, got ${JSON.stringify(v)}`);
+    throw new FixtureError(file, 1, `header: ${what} must be an integer 0–65535, got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -39,7 +40,17 @@ function strMap(v: unknown): Record<string, string> | undefined {
 }
 
 /** Parses line 1. Returns the version and the header. */
-export function parseHeaderLine(file: string, text: string): { version: 2 | 3; header: Header } {
+export function parseHeaderLine(file: string, text: string, warnings: string[] = []): { version: 2 | 3; header: Header } {
+  const r = parseHeaderLineRaw(file, text);
+  if (r.header.cols === 0 || r.header.rows === 0) {
+    warnings.push(`${file}:1: header size is ${r.header.cols}x${r.header.rows} (recorded without a terminal); using ${DEFAULT_SIZE.cols}x${DEFAULT_SIZE.rows}`);
+    r.header.cols = r.header.cols || DEFAULT_SIZE.cols;
+    r.header.rows = r.header.rows || DEFAULT_SIZE.rows;
+  }
+  return r;
+}
+
+function parseHeaderLineRaw(file: string, text: string): { version: 2 | 3; header: Header } {
   let h: unknown;
   try {
     h = JSON.parse(text);

@@ -58,7 +58,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
 
   if (format === "v3" || format === "v2") {
     if (src.head.length === 0) throw new FixtureError(p, null, "empty file (no asciicast header)");
-    const { version, header } = parseHeaderLine(p, line);
+    const { version, header } = parseHeaderLine(p, line, warnings);
     return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: readAsciicastEvents(p, src.chunks, version, warnings) };
   }
   if (format === "ttyrec") {

@@ -1,0 +1,56 @@
+// `pstlab cat`: concatenate captures, inserting a resize where sizes differ.
+
+import { type CommandSpec, parseFlags } from "./common.ts";
+import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize } from "./output.ts";
+import type { Recording } from "../recording/model.ts";
+
+export const spec: CommandSpec = {
+  name: "cat",
+  summary: "concatenate captures into one (resize events inserted where sizes differ)",
+  usage: "pstlab cat A B … [-o OUT] [--gap SECONDS]",
+  options: [
+    "  -o, --output OUT    write here instead of stdout",
+    "  --gap SECONDS       pause between files (default 0)",
+    ...OUTPUT_HELP,
+    ...INPUT_HELP,
+  ],
+  notes: ["Each file starts where the previous one ended; the header is the first file's."],
+  examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, ...OUTPUT_OPTIONS, output: { type: "string", short: "o" }, gap: { type: "string" } }, { minPositionals: 1 });
+  if (!p) return 0;
+  const outPath = p.values.output ?? "-";
+  const gap = p.values.gap ? Number(p.values.gap) : 0;
+  const recs: Recording[] = [];
+  for (const path of p.positionals) recs.push(await openInput(path, p.values));
+  const first = recs[0];
+  const o = openOutput(outPath, { ...first.header, provenance: first.header.provenance ?? provenance({ query_answered: null }) }, p.values);
+  let offset = 0, last = 0;
+  let size = { cols: first.header.cols, rows: first.header.rows };
+  try {
+    for (let i = 0; i < recs.length; i++) {
+      const rec = recs[i];
+      if (i > 0) {
+        offset = last + gap;
+        if (rec.header.cols !== size.cols || rec.header.rows !== size.rows) {
+          size = { cols: rec.header.cols, rows: rec.header.rows };
+          o.writer.event({ t: offset, kind: "resize", ...size });
+        }
+      }
+      for await (const e of rec.events) {
+        last = e.t + offset;
+        if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
+        o.writer.event({ ...e, t: last });
+      }
+    }
+    o.writer.end(last);
+  } finally {
+    o.file.close();
+  }
+  for (const r of recs) printWarnings(r);
+  summarize(outPath, o);
+  return 0;
+}

@@ -1,0 +1,48 @@
+// `pstlab convert`: between asciicast v3, v2, raw, ttyrec and script timing files.
+
+import { type CommandSpec, parseFlags, UsageError } from "./common.ts";
+import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize } from "./output.ts";
+import { sameFile } from "../recording/sink.ts";
+
+export const spec: CommandSpec = {
+  name: "convert",
+  summary: "convert a capture between asciicast v3/v2, raw, ttyrec and script timing files",
+  usage: "pstlab convert IN OUT [--format v3|v2|raw] [--overwrite]",
+  options: [...OUTPUT_HELP, ...INPUT_HELP],
+  notes: [
+    "Formats are inferred from extensions (.cast → v3, .raw → raw; input by content).",
+    "Conversion to v3 is byte-exact: reads that are not valid UTF-8 keep their bytes in",
+    "a private \"b\" event; a character split across reads moves to the later read (reported).",
+    "`-` is stdin/stdout. v2 output plays in asciinema 2.x (it has no exit event).",
+  ],
+  examples: [
+    "pstlab convert session.ttyrec session.cast",
+    "pstlab convert typescript session.cast --timing timing.log",
+    "pstlab convert session.cast old-player.cast --format v2",
+    "pstlab convert capture.cast - --format raw | less -R",
+  ],
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, ...OUTPUT_OPTIONS }, { minPositionals: 2, maxPositionals: 2 });
+  if (!p) return 0;
+  const [inPath, outPath] = p.positionals;
+  if (sameFile(inPath, outPath)) throw new UsageError(`convert: refusing to write over the input ${inPath}`);
+  const rec = await openInput(inPath, p.values);
+  const header = { ...rec.header, provenance: rec.header.provenance ?? provenance({ query_answered: null, converted_from: rec.format }) };
+  const o = openOutput(outPath, header, p.values);
+  let last = 0;
+  try {
+    for await (const e of rec.events) {
+      last = e.t;
+      o.writer.event(e);
+    }
+    o.writer.end(last);
+  } finally {
+    o.file.close();
+  }
+  printWarnings(rec);
+  summarize(outPath, o);
+  return 0;
+}
