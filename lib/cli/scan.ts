@@ -3,6 +3,7 @@
 import { type CommandSpec, colorEnabled, disarm, out, paint, parseFlags, round6, visible, alignRows } from "./common.ts";
 import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
+import { OutputFile } from "../recording/sink.ts";
 
 export const spec: CommandSpec = {
   name: "scan",
@@ -72,17 +73,19 @@ export async function run(argv: string[]): Promise<number> {
   const json = !!p.values.json;
   const color = colorEnabled(1);
   const rows: string[][] = [];
-  let count = 0;
-  await trackRecording(rec, (e) => {
-    count++;
-    if (json) out(JSON.stringify(toJson(e)) + "\n");
-    else rows.push(textRow(e, color));
-  });
+  const stdout = OutputFile.open("-"); // buffered: one write per MiB, not per event
+  try {
+    await trackRecording(rec, (e) => {
+      if (json) stdout.write(JSON.stringify(toJson(e)) + "\n");
+      else rows.push(textRow(e, color));
+    });
+  } finally {
+    stdout.close();
+  }
   if (!json) {
     if (rows.length === 0) out("no OSC 7501 events\n");
     else out(alignRows([["TIME", "TYPE", "ID/REASON", "STATE", "DETAILS"], ...rows], new Set([0])).join("\n") + "\n");
   }
   printWarnings(rec);
-  void count;
   return 0;
 }

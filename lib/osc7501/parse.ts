@@ -153,6 +153,10 @@ function decodeText(
   if (bytes.length > maxDecoded) {
     return rejected("text-too-long", `${key} decodes to ${bytes.length} bytes (limit ${maxDecoded})`);
   }
+  // Fast path: printable ASCII needs neither the UTF-8 decoder nor the control check.
+  let printable = true;
+  for (let i = 0; i < bytes.length && printable; i++) printable = bytes[i] >= 0x20 && bytes[i] < 0x7f;
+  if (printable) return ascii(bytes, 0, bytes.length);
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -179,7 +183,8 @@ export function parseProgress(v: string): number | null {
 
 interface Pair {
   key: string | null; // null when the key is not [a-z]+
-  rawKey: string;
+  ks: number;
+  ke: number;
   vs: number;
   ve: number;
   hasControl: boolean;
@@ -237,7 +242,6 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
       if (c < 0x61 || c > 0x7a) keyOk = false;
       if (c < 0x20 || c === 0x7f) hasControl = true;
     }
-    const rawKey = showBytes(body, ks, ke);
     const key = keyOk ? ascii(body, ks, ke) : null;
     if (key !== null && key in KNOWN_VALUE_LIMITS && ve - vs > KNOWN_VALUE_LIMITS[key]) {
       return rejected("value-too-long", `${key} is ${ve - vs} bytes (limit ${KNOWN_VALUE_LIMITS[key]})`);
@@ -246,7 +250,7 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
       const c = body[j];
       if (c < 0x20 || c === 0x7f) hasControl = true;
     }
-    pairs.push({ key, rawKey, vs, ve, hasControl });
+    pairs.push({ key, ks, ke, vs, ve, hasControl });
   }
 
   // Pass 2: per-pair validation in body order; last occurrence wins.
@@ -256,9 +260,10 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
   let kind: string | undefined, progress: string | undefined, app: string | undefined;
   let title: string | null = null, msg: string | null = null;
   for (const p of pairs) {
-    const shown = `${p.rawKey}=${showBytes(body, p.vs, p.ve)}`;
+    // Built only when a note needs it: this loop is on the scan hot path.
+    const shown = () => `${showBytes(body, p.ks, p.ke)}=${showBytes(body, p.vs, p.ve)}`;
     if (p.key === null) {
-      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown}": key must be [a-z]+` });
+      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown()}": key must be [a-z]+` });
       continue;
     }
     let valueOk = true;
@@ -278,7 +283,7 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
     }
     if (!valueOk) {
       // D4: raw C0 bytes stay in the body and make their pair malformed.
-      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown}": value has bytes outside [A-Za-z0-9_.,+/=-]` });
+      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown()}": value has bytes outside [A-Za-z0-9_.,+/=-]` });
       continue;
     }
     const v = ascii(body, p.vs, p.ve);
@@ -339,7 +344,9 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
   }
   let a: string | null = null;
   if (app !== undefined && app !== "") {
-    if ([...app].every((ch) => NAME_BYTE[ch.charCodeAt(0)])) a = app;
+    let ok = true;
+    for (let i = 0; i < app.length && ok; i++) ok = NAME_BYTE[app.charCodeAt(i)] === 1;
+    if (ok) a = app;
     else notes.push({ code: "app-dropped", detail: `app "${app}" has characters outside [A-Za-z0-9_.+-]` });
   }
   return { type: "report", report: { state: st, id, kind: k, progress: pr, app: a, title, msg }, notes };

@@ -86,15 +86,61 @@ export class Scanner {
     const n = chunk.length;
     let i = 0;
     while (i < n) {
-      if (this.s === S.Ground) {
-        // Fast path: plain text until the next ESC.
-        const j = chunk.indexOf(ESC, i);
-        if (j < 0) {
-          this.pos += n - i;
-          return;
+      // Fast paths for the states where most bytes are spent; every other byte goes
+      // through step(). They only skip bytes that step() would ignore or collect.
+      switch (this.s) {
+        case S.Ground: {
+          const j = chunk.indexOf(ESC, i); // plain text until the next ESC
+          if (j < 0) {
+            this.pos += n - i;
+            return;
+          }
+          this.pos += j - i;
+          i = j;
+          break;
         }
-        this.pos += j - i;
-        i = j;
+        case S.Csi: {
+          let j = i;
+          while (j < n) {
+            const c = chunk[j];
+            if (c >= 0x40 || c === ESC || c === CAN || c === SUB) break; // finals are 0x40–0x7e
+            j++;
+          }
+          this.pos += j - i;
+          i = j;
+          if (i === n) return;
+          break;
+        }
+        case S.Osc7501: {
+          let j = i;
+          while (j < n) {
+            const c = chunk[j];
+            if (c === BEL || c === ESC || c === CAN || c === SUB) break;
+            j++;
+          }
+          if (j > i) {
+            const room = this.body.length - this.bodyLen;
+            if (room > 0) this.body.set(chunk.subarray(i, i + Math.min(room, j - i)), this.bodyLen);
+            this.bodyLen += j - i;
+            this.pos += j - i;
+            i = j;
+          }
+          if (i === n) return;
+          break;
+        }
+        case S.OscSkip:
+        case S.StrSkip: {
+          let j = i;
+          while (j < n) {
+            const c = chunk[j];
+            if (c === ESC || c === CAN || c === SUB || (c === BEL && this.s === S.OscSkip)) break;
+            j++;
+          }
+          this.pos += j - i;
+          i = j;
+          if (i === n) return;
+          break;
+        }
       }
       this.step(chunk[i]);
       this.pos++;

@@ -99,13 +99,15 @@ export class Store {
    */
   lifecycle(ev: Lifecycle): (string | null)[] {
     const removed: (string | null)[] = [];
-    for (const [k, rec] of [...this.records]) {
+    // Deleting while iterating a Map is well-defined; forEach allocates no entry pairs
+    // (a prompt mark per command makes this a hot path).
+    this.records.forEach((rec, k) => {
       if (ev === "ris" || rec.state === "working" || rec.state === "blocked" || rec.state === "idle") {
         this.records.delete(k);
         removed.push(k === ROOT ? null : k);
       }
-    }
-    return sortIds(removed);
+    });
+    return removed.length > 1 ? sortIds(removed) : removed;
   }
 
   /** §2.4: the nearest ancestor's app, walking through missing levels up to the root. */

@@ -66,7 +66,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
     return { format, path: p, header: { ...size }, warnings, events: readTtyrecEvents(p, src.chunks) };
   }
   const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
-  return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0) };
+  return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0, src.size) };
 }
 
 async function openScript(p: string, opts: OpenOptions): Promise<Recording> {

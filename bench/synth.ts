@@ -1,0 +1,70 @@
+// Deterministic synthetic pty output for benchmarks: text lines, SGR colours, cursor
+// movement, spinner redraws with \r, box drawing and CJK, and OSC 7501 reports making up
+// about `reportShare` of the bytes (plus OSC 133 / 9;4 now and then).
+
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const te = new TextEncoder();
+const WORDS = ["compiling", "crate", "serde", "tokio", "warning:", "unused", "variable", "fn", "main", "→", "└──", "中文", "✓", "done", "src/lib.rs:42:7", "error[E0308]"];
+
+export function* synthChunks(totalBytes: number, reportShare = 0.01, seed = 7): Generator<Uint8Array> {
+  const r = rng(seed);
+  let produced = 0, reportBytes = 0, n = 0;
+  const states = ["working", "blocked", "idle", "done"];
+  while (produced < totalBytes) {
+    let s = "";
+    const target = 512 + Math.floor(r() * 3584);
+    while (s.length < target) {
+      const x = r();
+      if (reportBytes < produced * reportShare) {
+        const st = states[Math.floor(r() * states.length)];
+        const rep = `\x1b]7501;state=${st}:id=task${n % 300}:progress=${n % 101}:app=bench:msg=V29ya2luZyBvbiBpdA==\x1b\\`;
+        s += rep;
+        reportBytes += rep.length;
+        n++;
+      } else if (x < 0.35) {
+        let line = "";
+        const words = 4 + Math.floor(r() * 10);
+        for (let i = 0; i < words; i++) line += WORDS[Math.floor(r() * WORDS.length)] + " ";
+        s += line + "\r\n";
+      } else if (x < 0.55) s += `\x1b[38;5;${Math.floor(r() * 256)}m${WORDS[Math.floor(r() * WORDS.length)]}\x1b[0m `;
+      else if (x < 0.7) s += `\r\x1b[2K\x1b[1;36m${"⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"[n % 10]}\x1b[0m Thinking… (esc to interrupt)`;
+      else if (x < 0.8) s += `\x1b[${1 + Math.floor(r() * 32)};${1 + Math.floor(r() * 120)}H\x1b[K`;
+      else if (x < 0.88) s += "│ " + "─".repeat(20) + " │\r\n";
+      else if (x < 0.9) s += "\x1b]133;A\x07$ ";
+      else if (x < 0.91) s += `\x1b]9;4;1;${n % 100}\x07`;
+      else s += `\x1b[?2026h\x1b[H\x1b[2J\x1b[?2026l`;
+    }
+    const b = te.encode(s);
+    produced += b.length;
+    yield b;
+  }
+}
+
+/** Peak resident set size of this process so far (Linux), in MB. */
+export function peakRssMB(): number {
+  try {
+    const status = new TextDecoder().decode(Deno_or_fs_read("/proc/self/status"));
+    const m = /VmHWM:\s+([0-9]+) kB/.exec(status);
+    if (m) return Number(m[1]) / 1024;
+  } catch { /* not Linux */ }
+  return process.memoryUsage().rss / 1048576;
+}
+
+import * as fs from "node:fs";
+function Deno_or_fs_read(p: string): Uint8Array {
+  return new Uint8Array(fs.readFileSync(p));
+}
+
+export function fmt(n: number, digits = 1): string {
+  return n.toFixed(digits);
+}
