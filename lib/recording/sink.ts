@@ -85,12 +85,17 @@ export class OutputFile {
     if (this.pending >= FLUSH_AT) this.flush();
   }
 
+  private scratch = new Uint8Array(0);
+
   flush(): void {
     if (this.parts.length === 0) return;
     const text = this.parts.length === 1 ? this.parts[0] : this.parts.join("");
     this.parts = [];
     this.pending = 0;
-    writeAllSync(this.fd, te.encode(text));
+    // encodeInto a reused buffer: no fresh allocation per MiB written.
+    if (this.scratch.length < text.length * 3) this.scratch = new Uint8Array(text.length * 3);
+    const { written } = te.encodeInto(text, this.scratch);
+    writeAllSync(this.fd, this.scratch.subarray(0, written));
   }
 
   close(): void {

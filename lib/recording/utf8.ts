@@ -36,12 +36,23 @@ export function incompleteTail(b: Uint8Array): number {
   return 0;
 }
 
+/**
+ * Text already known for a byte array (a reader decoded it from JSON, so the bytes are
+ * its exact UTF-8 form). Keyed by the array itself, so any transform that makes new
+ * bytes simply misses the cache: it can never go stale.
+ */
+export const knownText = new WeakMap<Uint8Array, string>();
+
 export class Utf8Chunker {
   private pending: Uint8Array = new Uint8Array(0);
   /** Bytes that moved to a later event because a read ended mid-character. */
   moved = 0;
 
   push(chunk: Uint8Array): Piece {
+    if (this.pending.length === 0) {
+      const text = knownText.get(chunk);
+      if (text !== undefined) return { bytes: chunk, text, exact: true }; // valid, complete UTF-8
+    }
     let data = chunk;
     if (this.pending.length) {
       data = new Uint8Array(this.pending.length + chunk.length);
