@@ -10,10 +10,13 @@ import * as trim from "./trim.ts";
 import * as redact from "./redact.ts";
 import * as info from "./info.ts";
 import * as demo from "./demo.ts";
+import * as detect from "./detect.ts";
+import * as explain from "./explain.ts";
+import * as screen from "./screen.ts";
 
 export interface Command {
   spec: CommandSpec;
   run(argv: string[]): Promise<number>;
 }
 
-export const COMMANDS: Command[] = [scan, status, emit, info, convert, cat, trim, redact, demo];
+export const COMMANDS: Command[] = [scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, demo];

@@ -16,14 +16,14 @@ export const INPUT_OPTIONS = {
 
 export const INPUT_HELP = [
   "  --raw               read the input as raw bytes even if it looks like asciicast",
-  "  --input-format F    force the input format: v3, v2, raw, ttyrec, script",
+  "  --input-format F    force the input format: v3, v2, raw, ttyrec, script, snapshot",
   "  --size COLSxROWS    size for inputs without one (raw, ttyrec); default 120x32",
   "  --chunk N           raw input: split into N-byte reads (default: one read)",
   "  --timing FILE       util-linux script: FILE is the output log, this the timing file",
   "  --log-in FILE       util-linux script: the input log (advanced format)",
 ];
 
-const FORMATS: Format[] = ["v3", "v2", "raw", "ttyrec", "script"];
+const FORMATS: Format[] = ["v3", "v2", "raw", "ttyrec", "script", "snapshot"];
 
 export function openOptions(v: Record<string, unknown>): OpenOptions {
   const o: OpenOptions = {};

@@ -43,7 +43,7 @@ export type Event =
   /** Codes we do not know (single character), passed through. */
   | { t: number; kind: "other"; code: string; data: string };
 
-export type Format = "v3" | "v2" | "raw" | "ttyrec" | "script";
+export type Format = "v3" | "v2" | "raw" | "ttyrec" | "script" | "snapshot";
 
 export interface Recording {
   format: Format;

@@ -10,6 +10,7 @@ import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.
 import { openSource } from "./source.ts";
 import { looksLikeTtyrec, readTtyrecEvents, ttyrecSize } from "./ttyrec.ts";
 import * as fs from "node:fs";
+import { isSnapshotPath, readSnapshotEvents } from "./snapshot.ts";
 
 export interface OpenOptions {
   /** Force the input format. */
@@ -52,6 +53,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
   let format: Format;
   if (opts.from) format = opts.from;
   else if (CAST_EXT.has(ext) || looksLikeCastHeader(line)) format = "v3"; // version decided by the header
+  else if (p !== "-" && isSnapshotPath(p)) format = "snapshot";
   else if (TTYREC_EXT.has(ext) || looksLikeTtyrec(src.head, src.size)) format = "ttyrec";
   else if (p !== "-" && timingFormat(line) !== null) return openScript(p, { ...opts, timing: p });
   else format = "raw";
@@ -66,6 +68,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
     return { format, path: p, header: { ...size }, warnings, events: readTtyrecEvents(p, src.chunks) };
   }
   const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
+  if (format === "snapshot") return { format, path: p, header, warnings, events: readSnapshotEvents(src.chunks) };
   return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0, src.size) };
 }
 

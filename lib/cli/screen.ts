@@ -1,0 +1,38 @@
+// `pstlab screen`: the emulated screen at a time, for bug reports.
+
+import { type CommandSpec, disarm, out, parseDuration, parseFlags, round6 } from "./common.ts";
+import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
+import { observeAt } from "./detect_common.ts";
+
+export const spec: CommandSpec = {
+  name: "screen",
+  summary: "print the emulated screen (viewport) at a time",
+  usage: "pstlab screen FILE [--at SECONDS] [--size COLSxROWS] [--json] [--plain]",
+  options: [
+    "  --at SECONDS        time to look at (default: the end)",
+    "  --plain             only the rows (no header line)",
+    "  --json              {\"t\", \"cols\", \"rows\", \"lines\", \"title\", \"osc9\", \"altScreen\", \"cursor\"}",
+    ...INPUT_HELP,
+  ],
+  examples: ["pstlab screen session.cast --at 61.2", "pstlab screen capture.raw --size 80x24 --plain > screen.txt"],
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, at: { type: "string" }, json: { type: "boolean" }, plain: { type: "boolean" } }, { minPositionals: 1, maxPositionals: 1 });
+  if (!p) return 0;
+  const rec = await openInput(p.positionals[0], p.values);
+  const at = p.values.at !== undefined ? parseDuration(p.values.at, "time") : Infinity;
+  const { observer, t } = await observeAt(rec, at);
+  const s = observer.screen;
+  const rows = s.rows();
+  if (p.values.json) {
+    out(JSON.stringify({ t: round6(t), cols: s.cols, rows: s.rowCount, lines: rows, title: s.title, osc9: s.osc9, altScreen: s.altScreen, cursor: s.cursor() }) + "\n");
+  } else {
+    let end = rows.length;
+    while (end > 0 && rows[end - 1] === "") end--;
+    const head = p.values.plain ? [] : [`# ${rec.path} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${s.altScreen ? ", alternate screen" : ""}, cursor ${s.cursor().x},${s.cursor().y}${s.title ? `, title "${disarm(s.title)}"` : ""}`];
+    out([...head, ...rows.slice(0, end).map((r) => r.replace(/[\x00-\x1f\x7f]/g, "?"))].join("\n") + "\n");
+  }
+  printWarnings(rec);
+  return 0;
+}

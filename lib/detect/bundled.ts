@@ -1,0 +1,33 @@
+// The manifests bundled with pstlab (fixtures/manifests/), embedded in the binary by
+// text imports (Bun and Deno both support `with { type: "text" }`). A NAME resolves to
+// a bundled manifest; anything with a slash or a .toml suffix is a path.
+
+import * as path from "node:path";
+import claude from "../../fixtures/manifests/claude.toml" with { type: "text" };
+import codex from "../../fixtures/manifests/codex.toml" with { type: "text" };
+import generic from "../../fixtures/manifests/generic.toml" with { type: "text" };
+import { loadManifest, type Manifest, ManifestError } from "./manifest.ts";
+import { readTextFile } from "../recording/source.ts";
+
+export const BUNDLED: Record<string, string> = { claude, codex, generic };
+
+const cache = new Map<string, Manifest>();
+
+/** `claude` → bundled; `path/to/x.toml` → that file, named `dir/x` (e.g. `herdr/claude`). */
+export function resolveManifest(spec: string): Manifest {
+  const hit = cache.get(spec);
+  if (hit) return hit;
+  let m: Manifest;
+  if (!spec.includes("/") && !spec.endsWith(".toml")) {
+    const text = BUNDLED[spec];
+    if (text === undefined) throw new ManifestError(spec, `no bundled manifest "${spec}" (bundled: ${Object.keys(BUNDLED).join(", ")}; or give a path to a .toml file)`);
+    m = loadManifest(text, spec, `bundled:${spec}`);
+  } else {
+    const text = readTextFile(spec);
+    const base = path.basename(spec, ".toml");
+    const dir = path.basename(path.dirname(path.resolve(spec)));
+    m = loadManifest(text, dir && dir !== "manifests" ? `${dir}/${base}` : base, spec);
+  }
+  cache.set(spec, m);
+  return m;
+}

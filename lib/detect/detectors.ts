@@ -1,0 +1,284 @@
+// The detectors pstlab replays side by side. One interface: given what a terminal
+// observer can see at a sample time, return a verdict. The sampling policy is part of
+// a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
+// are stable: they are the row labels of every report.
+
+import { evaluate, type DetState, type Manifest } from "./manifest.ts";
+import { RegionView } from "./regions.ts";
+import type { Observation } from "./observer.ts";
+import type { Kind } from "../osc7501/parse.ts";
+import type { StoredRecord } from "../osc7501/store.ts";
+import { resolveManifest } from "./bundled.ts";
+
+export interface Verdict {
+  state: DetState;
+  needsYou: boolean;
+  /** The rule that decided (manifest rule id, `record:<id>`, `quiet`, …) or null. */
+  rule: string | null;
+  evidence: string | null;
+  kind?: Kind | null;
+}
+
+export interface Detector {
+  name: string;
+  /** Sampling period in seconds; 0 = after every event ("@write"). */
+  every: number;
+  judge(o: Observation): Verdict;
+}
+
+export class DetectorError extends Error {}
+
+const v = (state: DetState, rule: string | null, evidence: string | null = null, kind: Kind | null = null): Verdict =>
+  ({ state, needsYou: state === "blocked", rule, evidence, kind });
+
+const EXITED = v("idle", "process-exited");
+
+/** "50ms", "0.7s", "2s", "write" → seconds (0 = every write). */
+export function parseInterval(s: string): number {
+  if (s === "write") return 0;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s)$/.exec(s);
+  if (!m) throw new DetectorError(`bad sampling interval "@${s}" (use e.g. @50ms, @0.7s, @write)`);
+  const sec = m[2] === "ms" ? Number(m[1]) / 1000 : Number(m[1]);
+  if (sec <= 0 || sec > 3600) throw new DetectorError(`sampling interval "@${s}" out of range`);
+  return sec;
+}
+
+export function formatInterval(sec: number): string {
+  if (sec === 0) return "write";
+  const ms = Math.round(sec * 1000);
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** D20's attention record as a verdict: blocked is the only "needs you". */
+export function recordVerdict(rec: StoredRecord | null): Verdict {
+  if (!rec) return v("unknown", null);
+  const state: DetState = rec.state === "blocked" ? "blocked" : rec.state === "working" ? "working" : "idle";
+  return v(state, `record:${rec.id ?? "root"}:${rec.state}`, rec.msg, rec.kind);
+}
+
+function screenVerdict(m: Manifest, o: Observation, view?: RegionView): Verdict {
+  const e = evaluate(m, view ?? new RegionView(o));
+  return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+}
+
+export class ProtocolDetector implements Detector {
+  readonly name: string;
+  constructor(readonly every = 0) {
+    this.name = every === 0 ? "protocol" : `protocol@${formatInterval(every)}`;
+  }
+  judge(o: Observation): Verdict {
+    return recordVerdict(o.store.attention());
+  }
+}
+
+export class ScreenDetector implements Detector {
+  readonly name: string;
+  constructor(readonly manifest: Manifest, readonly every: number) {
+    this.name = `screen:${manifest.name}@${formatInterval(every)}`;
+  }
+  judge(o: Observation): Verdict {
+    return o.exited ? EXITED : screenVerdict(this.manifest, o);
+  }
+}
+
+export class TailDetector implements Detector {
+  readonly name: string;
+  constructor(readonly manifest: Manifest, readonly every: number) {
+    this.name = `tail8k:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+  }
+  judge(o: Observation): Verdict {
+    if (o.exited) return EXITED;
+    // The naive observer sees bytes only: no title, no OSC 9.
+    const e = evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }));
+    return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+  }
+}
+
+export class TitleDetector implements Detector {
+  readonly name: string;
+  constructor(readonly manifest: Manifest, readonly every: number) {
+    this.name = `title:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+  }
+  judge(o: Observation): Verdict {
+    if (o.exited) return EXITED;
+    const e = evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" });
+    return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+  }
+}
+
+export class QuestionDetector implements Detector {
+  readonly name: string;
+  constructor(readonly every: number) {
+    this.name = `question${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+  }
+  judge(o: Observation): Verdict {
+    if (o.exited) return EXITED;
+    for (const row of o.rows()) {
+      const t = row.trimEnd();
+      if (t.endsWith("?")) return v("blocked", "line-ends-with-?", t.trim(), "question");
+    }
+    return v("idle", null);
+  }
+}
+
+export class QuietDetector implements Detector {
+  readonly name: string;
+  constructor(readonly seconds: number, readonly every: number) {
+    this.name = `quiet>=${seconds}s${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+  }
+  judge(o: Observation): Verdict {
+    if (o.exited) return EXITED;
+    const silent = o.t - Math.max(o.lastOutputAt, 0);
+    // Sample times are k·interval: compare in µs so 0.55 - 0.05 ≥ 0.5 holds.
+    return Math.round(silent * 1e6) >= Math.round(this.seconds * 1e6)
+      ? v("blocked", "quiet", `no output for ${silent.toFixed(2)} s`)
+      : v("working", "output", null);
+  }
+}
+
+/** Claude Squad: capture hash changed ⇒ Running, unchanged ⇒ Ready (needs you). */
+export class HashDetector implements Detector {
+  readonly name: string;
+  private prev: string | null = null;
+  constructor(readonly every: number) {
+    this.name = `hash@${formatInterval(every)}`;
+  }
+  judge(o: Observation): Verdict {
+    if (o.exited) return EXITED;
+    const now = o.rows().join("\n");
+    const prev = this.prev;
+    this.prev = now;
+    if (prev === null) return v("unknown", null);
+    return now === prev ? v("blocked", "unchanged", null) : v("working", "changed", null);
+  }
+}
+
+/**
+ * osFoundry's signals::combine: a blocked verdict read from the screen always counts;
+ * then a report from the program (any current OSC 7501 record — records have no
+ * heartbeat, so a present record is the program's latest word); then "the program
+ * exited"; then the rest of the screen rules.
+ */
+export class CombinedDetector implements Detector {
+  readonly name: string;
+  constructor(readonly manifest: Manifest, readonly every: number) {
+    this.name = `combined:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+  }
+  judge(o: Observation): Verdict {
+    const screen = o.exited ? null : screenVerdict(this.manifest, o);
+    if (screen?.state === "blocked") return { ...screen, rule: `screen:${screen.rule}` };
+    const rec = o.store.attention();
+    if (rec) return recordVerdict(rec);
+    if (o.exited) return EXITED;
+    return { ...screen!, rule: screen!.rule === null ? null : `screen:${screen!.rule}` };
+  }
+}
+
+/**
+ * Herdr's publish logic (detection.md §1.5) over its manifest: a 300 ms tick, 100 ms
+ * rechecks while confirming working → plain idle (3 more idle reads or 700 ms,
+ * whichever first), visible idle/blocker published at once, skip_state_update freezing
+ * the state, and a 3 s startup grace with no verdicts after the program appears.
+ * Sampled on a 100 ms grid; every third sample is a normal tick.
+ */
+export class HerdrDetector implements Detector {
+  readonly name: string;
+  readonly every = 0.1;
+  static readonly TICK = 0.3;
+  static readonly CONFIRMATIONS = 3;
+  static readonly CAP = 0.7;
+  static readonly GRACE = 3;
+  private published: Verdict = v("unknown", null);
+  private pendingSince: number | null = null;
+  private confirmations = 0;
+  private lastTick = -Infinity;
+
+  constructor(readonly manifest: Manifest) {
+    this.name = `herdr:${manifest.name}`;
+  }
+
+  judge(o: Observation): Verdict {
+    if (o.exited) return (this.published = { ...EXITED });
+    if (o.firstOutputAt === null || o.t - o.firstOutputAt < HerdrDetector.GRACE) return this.published;
+    const isTick = Math.round((o.t - this.lastTick) * 1e6) >= Math.round(HerdrDetector.TICK * 1e6);
+    if (!isTick && this.pendingSince === null) return this.published;
+    if (isTick) this.lastTick = o.t;
+    const e = evaluate(this.manifest, new RegionView(o));
+    if (e.skip) return this.published;
+    const raw = v(e.state, e.rule?.id ?? "default_known_agent_idle_fallback", e.evidence, e.kind);
+    if (raw.state === "idle" && !e.visible && this.published.state === "working") {
+      if (this.pendingSince === null) {
+        this.pendingSince = o.t;
+        this.confirmations = 0;
+        return this.published;
+      }
+      this.confirmations++;
+      if (this.confirmations >= HerdrDetector.CONFIRMATIONS || o.t - this.pendingSince >= HerdrDetector.CAP - 1e-9) {
+        this.pendingSince = null;
+        return (this.published = raw);
+      }
+      return this.published;
+    }
+    this.pendingSince = null;
+    return (this.published = raw);
+  }
+}
+
+export const DEFAULT_QUIET = [0.5, 1, 2, 3, 5, 8];
+
+/** The default detector set for a manifest (the reference table's rows, plus the rest). */
+export function defaultDetectorNames(manifest: string): string[] {
+  return [
+    "protocol",
+    `screen:${manifest}@50ms`,
+    `screen:${manifest}@700ms`,
+    `tail8k:${manifest}`,
+    "question",
+    ...DEFAULT_QUIET.map((s) => `quiet>=${s}s`),
+    `title:${manifest}`,
+    "hash@500ms",
+    `combined:${manifest}`,
+    `herdr:${manifest}`,
+  ];
+}
+
+/**
+ * Builds a detector from its name: `protocol`, `screen:<m>@<iv>`, `tail8k:<m>`,
+ * `question`, `quiet>=<N>s`, `title:<m>`, `hash@<iv>`, `combined:<m>`, `herdr:<m>`;
+ * most take an optional `@<interval>` (default 50 ms, the osFoundry supervisor's).
+ * `<m>` is a bundled manifest name or a path.
+ */
+export function createDetector(name: string, manifests: (spec: string) => Manifest = resolveManifest): Detector {
+  const at = name.lastIndexOf("@");
+  const base = at > 0 && !name.slice(at).includes("/") ? name.slice(0, at) : name;
+  const iv = at > 0 && base !== name ? parseInterval(name.slice(at + 1)) : null;
+  const colon = base.indexOf(":");
+  const kind = colon < 0 ? base : base.slice(0, colon);
+  const arg = colon < 0 ? "" : base.slice(colon + 1);
+  const needArg = () => {
+    if (!arg) throw new DetectorError(`detector "${name}" needs a manifest, e.g. ${kind}:claude`);
+    return manifests(arg);
+  };
+  const q = /^quiet>=([0-9]+(?:\.[0-9]+)?)s$/.exec(base);
+  if (q) return new QuietDetector(Number(q[1]), iv ?? 0.05);
+  switch (kind) {
+    case "protocol":
+      return new ProtocolDetector(iv ?? 0);
+    case "screen":
+      return new ScreenDetector(needArg(), iv ?? 0.05);
+    case "tail8k":
+      return new TailDetector(needArg(), iv ?? 0.05);
+    case "title":
+      return new TitleDetector(needArg(), iv ?? 0.05);
+    case "question":
+      return new QuestionDetector(iv ?? 0.05);
+    case "hash":
+      return new HashDetector(iv ?? 0.5);
+    case "combined":
+      return new CombinedDetector(needArg(), iv ?? 0.05);
+    case "herdr":
+      if (iv !== null) throw new DetectorError(`herdr:<manifest> has Herdr's own timing; no @interval`);
+      return new HerdrDetector(needArg());
+  }
+  throw new DetectorError(`unknown detector "${name}" (known: protocol, screen:<m>@<iv>, tail8k:<m>, question, quiet>=<N>s, title:<m>, hash@500ms, combined:<m>, herdr:<m>)`);
+}

@@ -1,0 +1,371 @@
+// One engine for both manifest styles (detection.md §1.3–1.4, §2):
+//  - "herdr": Herdr's format as-is — every rule evaluated, the highest priority wins,
+//    the earlier rule wins ties, no match → idle (`default_known_agent_idle_fallback`);
+//    unknown fields rejected, as Herdr does.
+//  - "first-match": ordered rules, the first that matches wins, no match → idle
+//    (osFoundry's claude.toml: `[[rules]] state = "blocked" any = ['regex', …]`).
+// Both use Rust regex syntax (Herdr's engine and osFoundry's are Rust), translated to
+// JavaScript, and both are untrusted input: Herdr's limits are enforced and patterns
+// that could backtrack catastrophically are refused at load.
+
+import { parse as parseToml } from "smol-toml";
+import { compileRust, RegexTranslationError } from "./regex_rust.ts";
+import { checkRegex, LINE_CHARS, REDOS_BUDGET_MS, SCREEN_CHARS } from "./redos.ts";
+import { parseRegion, type Region, type RegionSource, RegionView } from "./regions.ts";
+import type { Kind } from "../osc7501/parse.ts";
+
+export const ENGINE_VERSION = 4;
+export const LIMITS = { rules: 128, gates: 512, matchersPerGate: 32, matchers: 1024, matcherChars: 512, depth: 8 } as const;
+
+export type DetState = "idle" | "working" | "blocked" | "unknown";
+const DET_STATES = new Set(["idle", "working", "blocked", "unknown"]);
+const KINDS = new Set(["permission", "question", "auth"]);
+
+export interface Matcher {
+  source: string;
+  re: RegExp;
+}
+
+export interface Gate {
+  contains: string[]; // lower-cased
+  regex: Matcher[];
+  lineRegex: Matcher[];
+  all: Gate[];
+  any: Gate[];
+  not: Gate[];
+}
+
+export interface Rule {
+  id: string;
+  index: number;
+  state: DetState;
+  priority: number;
+  region: Region;
+  visible: boolean; // visible_<state> for the rule's own state
+  skip: boolean;
+  kind: Kind | null;
+  gate: Gate;
+}
+
+export interface Manifest {
+  name: string;
+  style: "herdr" | "first-match";
+  id: string | null;
+  version: string | null;
+  aliases: string[];
+  rules: Rule[];
+  /** Evaluation order: Herdr's by priority (ties: file order), first-match's file order. */
+  order: Rule[];
+  path: string;
+}
+
+export class ManifestError extends Error {
+  constructor(readonly file: string, message: string) {
+    super(message);
+  }
+  override toString(): string {
+    return `${this.file}: ${this.message}`;
+  }
+}
+
+const HERDR_TOP = new Set(["id", "version", "min_engine_version", "updated_at", "aliases", "resume_options", "rules"]);
+const HERDR_RULE = new Set(["id", "state", "priority", "region", "visible_idle", "visible_working", "visible_blocker", "skip_state_update", "contains", "regex", "line_regex", "all", "any", "not"]);
+const GATE_KEYS = new Set(["contains", "regex", "line_regex", "all", "any", "not"]);
+const FM_TOP = new Set(["style", "name", "description", "version", "rules"]);
+const FM_RULE = new Set(["id", "state", "kind", "region", "any", "all", "not", "contains", "comment"]);
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface Counter {
+  gates: number;
+  matchers: number;
+}
+
+class Builder {
+  constructor(readonly file: string, readonly counter: Counter) {}
+
+  fail(where: string, msg: string): never {
+    throw new ManifestError(this.file, `${where}: ${msg}`);
+  }
+
+  strings(where: string, v: unknown, field: string): string[] {
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) this.fail(where, `${field} must be an array of strings`);
+    return v as string[];
+  }
+
+  compile(where: string, src: string, perLine = false): Matcher {
+    if (src.length > LIMITS.matcherChars) this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
+    let re: RegExp;
+    try {
+      re = compileRust(src);
+    } catch (e) {
+      if (e instanceof RegexTranslationError) this.fail(where, `regex ${JSON.stringify(src)}: ${e.message}`);
+      throw e;
+    }
+    const bad = checkRegex(re, src, REDOS_BUDGET_MS, perLine ? LINE_CHARS : SCREEN_CHARS);
+    if (bad) this.fail(where, `regex ${JSON.stringify(src)} refused: ${bad.detail}`);
+    return { source: src, re };
+  }
+
+  matchers(where: string, n: number): void {
+    if (n > LIMITS.matchersPerGate) this.fail(where, `${n} matchers in one gate (limit ${LIMITS.matchersPerGate})`);
+    this.counter.matchers += n;
+    if (this.counter.matchers > LIMITS.matchers) throw new ManifestError(this.file, `more than ${LIMITS.matchers} matchers in the manifest`);
+  }
+
+  gate(where: string, o: Obj, depth: number, allowed: Set<string>): Gate {
+    if (depth > LIMITS.depth) this.fail(where, `gates nested deeper than ${LIMITS.depth}`);
+    for (const k of Object.keys(o)) if (!allowed.has(k)) this.fail(where, `unknown field "${k}"`);
+    if (++this.counter.gates > LIMITS.gates) throw new ManifestError(this.file, `more than ${LIMITS.gates} gates in the manifest`);
+    const contains = this.strings(where, o.contains, "contains");
+    const regex = this.strings(where, o.regex, "regex");
+    const lineRegex = this.strings(where, o.line_regex, "line_regex");
+    this.matchers(where, contains.length + regex.length + lineRegex.length);
+    for (const c of contains) if (c.length > LIMITS.matcherChars) this.fail(where, `a matcher is ${c.length} characters (limit ${LIMITS.matcherChars})`);
+    const sub = (field: string): Gate[] => {
+      const v = o[field];
+      if (v === undefined) return [];
+      if (!Array.isArray(v) || !v.every(isObj)) this.fail(where, `${field} must be an array of tables`);
+      return (v as Obj[]).map((g) => this.gate(where, g, depth + 1, GATE_KEYS));
+    };
+    return {
+      contains: contains.map((c) => c.toLowerCase()),
+      regex: regex.map((r) => this.compile(where, r)),
+      lineRegex: lineRegex.map((r) => this.compile(where, r, true)),
+      all: sub("all"),
+      any: sub("any"),
+      not: sub("not"),
+    };
+  }
+}
+
+function detectStyle(doc: Obj): "herdr" | "first-match" {
+  if (doc.style === "herdr" || doc.style === "first-match") return doc.style;
+  if (doc.style !== undefined) throw new Error(`style must be "herdr" or "first-match"`);
+  const rules = Array.isArray(doc.rules) ? doc.rules.filter(isObj) : [];
+  const stringGates = rules.some((r) => ["any", "all", "not"].some((k) => Array.isArray(r[k]) && (r[k] as unknown[]).some((x) => typeof x === "string")));
+  if (stringGates) return "first-match";
+  if (typeof doc.id === "string" || rules.some((r) => "priority" in r)) return "herdr";
+  return "first-match";
+}
+
+export function loadManifest(text: string, name: string, file: string): Manifest {
+  let doc: Obj;
+  try {
+    doc = parseToml(text) as Obj;
+  } catch (e) {
+    const err = e as { line?: number; message: string };
+    throw new ManifestError(file, `not valid TOML${err.line ? ` (line ${err.line})` : ""}: ${err.message.split("\n")[0]}`);
+  }
+  let style: "herdr" | "first-match";
+  try {
+    style = detectStyle(doc);
+  } catch (e) {
+    throw new ManifestError(file, (e as Error).message);
+  }
+  const top = style === "herdr" ? HERDR_TOP : FM_TOP;
+  for (const k of Object.keys(doc)) if (!top.has(k)) throw new ManifestError(file, `unknown top-level field "${k}"`);
+  if (style === "herdr") {
+    const mev = doc.min_engine_version;
+    if (mev !== undefined && (typeof mev !== "number" || mev > ENGINE_VERSION)) {
+      throw new ManifestError(file, `min_engine_version ${mev} needs a newer engine (this one is ${ENGINE_VERSION})`);
+    }
+  }
+  if (!Array.isArray(doc.rules) || doc.rules.length === 0) throw new ManifestError(file, "no [[rules]]");
+  if (doc.rules.length > LIMITS.rules) throw new ManifestError(file, `${doc.rules.length} rules (limit ${LIMITS.rules})`);
+  const b = new Builder(file, { gates: 0, matchers: 0 });
+  const seen = new Set<string>();
+  const rules = (doc.rules as unknown[]).map((raw, index): Rule => {
+    if (!isObj(raw)) throw new ManifestError(file, `rule ${index + 1} is not a table`);
+    const id = typeof raw.id === "string" ? raw.id : `rule${index + 1}`;
+    const where = `rule "${id}"`;
+    if (style === "herdr" && typeof raw.id !== "string") b.fail(`rule ${index + 1}`, "missing id");
+    if (seen.has(id)) b.fail(where, "duplicate rule id");
+    seen.add(id);
+    const state = raw.state;
+    if (typeof state !== "string" || !DET_STATES.has(state)) b.fail(where, `state must be idle, working, blocked or unknown (got ${JSON.stringify(state)})`);
+    const regionText = raw.region === undefined ? "whole_recent" : raw.region;
+    const region = typeof regionText === "string" ? parseRegion(regionText) : null;
+    if (!region) b.fail(where, `unknown region ${JSON.stringify(regionText)}`);
+    if (style === "herdr") {
+      for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
+      const prio = raw.priority ?? 0;
+      if (typeof prio !== "number" || !Number.isInteger(prio)) b.fail(where, "priority must be an integer");
+      for (const k of ["visible_idle", "visible_working", "visible_blocker", "skip_state_update"]) {
+        if (raw[k] !== undefined && typeof raw[k] !== "boolean") b.fail(where, `${k} must be true or false`);
+      }
+      const gateFields: Obj = {};
+      for (const k of GATE_KEYS) if (raw[k] !== undefined) gateFields[k] = raw[k];
+      // Flags are honoured only when the rule's state equals the flag's state.
+      const visible = (state === "idle" && raw.visible_idle === true) || (state === "working" && raw.visible_working === true) || (state === "blocked" && raw.visible_blocker === true);
+      return { id, index, state: state as DetState, priority: prio as number, region, visible, skip: raw.skip_state_update === true, kind: null, gate: b.gate(where, gateFields, 1, GATE_KEYS) };
+    }
+    for (const k of Object.keys(raw)) if (!FM_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
+    const kind = raw.kind;
+    if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind) || state !== "blocked")) b.fail(where, "kind must be permission, question or auth, on a blocked rule");
+    // First-match gates hold regex lists: any (one must match), all (every one), not (none).
+    const rx = (field: string) => b.strings(where, raw[field], field);
+    const any = rx("any"), all = rx("all"), not = rx("not");
+    const contains = b.strings(where, raw.contains, "contains");
+    if (any.length + all.length + contains.length === 0) b.fail(where, "needs at least one of any, all, contains");
+    const gate: Gate = {
+      contains: contains.map((c) => c.toLowerCase()),
+      regex: all.map((r) => b.compile(where, r)),
+      lineRegex: [],
+      all: [],
+      any: any.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
+      not: not.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
+    };
+    b.matchers(where, any.length + all.length + not.length + contains.length);
+    return { id, index, state: state as DetState, priority: 0, region, visible: state === "blocked", skip: false, kind: (kind as Kind) ?? null, gate };
+  });
+  return {
+    name,
+    style,
+    id: typeof doc.id === "string" ? doc.id : null,
+    version: typeof doc.version === "string" ? doc.version : null,
+    aliases: Array.isArray(doc.aliases) ? doc.aliases.filter((a): a is string => typeof a === "string") : [],
+    rules,
+    order: style === "herdr" ? [...rules].sort((a, b) => b.priority - a.priority || a.index - b.index) : rules,
+    path: file,
+  };
+}
+
+// ---------------------------------------------------------------- evaluation
+
+export interface MatcherResult {
+  kind: "contains" | "regex" | "line_regex";
+  pattern: string;
+  matched: boolean;
+  /** What matched: the needle, the matched text, or the matching line. */
+  evidence: string | null;
+}
+
+export interface RuleResult {
+  rule: Rule;
+  matched: boolean;
+  regionText: string;
+  matchers: MatcherResult[];
+}
+
+export interface Evaluation {
+  state: DetState;
+  rule: Rule | null;
+  /** The rule carried on-screen evidence (Herdr's visible_* flag for its state). */
+  visible: boolean;
+  skip: boolean;
+  kind: Kind | null;
+  evidence: string | null;
+  /** Every rule, when asked for (explain). */
+  results?: RuleResult[];
+}
+
+export const FALLBACK_RULE = "default_known_agent_idle_fallback";
+
+function clip(s: string, n = 120): string {
+  return s.length > n ? s.slice(0, n) + "…" : s;
+}
+
+function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResult[] | null): boolean {
+  let ok = true;
+  if (g.contains.length) {
+    const low = view.lowerText(region);
+    for (const c of g.contains) {
+      const hit = low.includes(c);
+      trace?.push({ kind: "contains", pattern: c, matched: hit, evidence: hit ? c : null });
+      if (!hit) {
+        ok = false;
+        if (!trace) return false;
+      }
+    }
+  }
+  for (const m of g.regex) {
+    const r = m.re.exec(view.text(region));
+    trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r[0]) : null });
+    if (!r) {
+      ok = false;
+      if (!trace) return false;
+    }
+  }
+  for (const m of g.lineRegex) {
+    let line: string | null = null;
+    for (const l of view.regionLines(region)) {
+      if (m.re.test(l)) {
+        line = l;
+        break;
+      }
+    }
+    trace?.push({ kind: "line_regex", pattern: m.source, matched: line !== null, evidence: line === null ? null : clip(line.trim()) });
+    if (line === null) {
+      ok = false;
+      if (!trace) return false;
+    }
+  }
+  for (const sub of g.all) {
+    if (!evalGate(sub, view, region, trace)) {
+      ok = false;
+      if (!trace) return false;
+    }
+  }
+  if (g.any.length) {
+    let anyOk = false;
+    for (const sub of g.any) {
+      if (evalGate(sub, view, region, trace)) {
+        anyOk = true;
+        if (!trace) break;
+      }
+    }
+    if (!anyOk) {
+      ok = false;
+      if (!trace) return false;
+    }
+  }
+  for (const sub of g.not) {
+    const inner: MatcherResult[] | null = trace ? [] : null;
+    if (evalGate(sub, view, region, inner)) {
+      ok = false;
+      if (trace) trace.push(...inner!.map((x) => ({ ...x, pattern: `not ${x.pattern}` })));
+      else return false;
+    }
+  }
+  return ok;
+}
+
+/** Evaluates a manifest on one input (a screen view and the terminal's OSC state). */
+export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { explain?: boolean; only?: (r: Rule) => boolean } = {}): Evaluation {
+  const view = src instanceof RegionView ? src : new RegionView(src);
+  const results: RuleResult[] | undefined = opts.explain ? [] : undefined;
+  let best: Rule | null = null;
+  let bestTrace: MatcherResult[] | null = null;
+  if (results) {
+    // Explain: every rule, in file order, with its trace.
+    const matched = new Set<Rule>();
+    for (const rule of m.rules) {
+      if (opts.only && !opts.only(rule)) continue;
+      const trace: MatcherResult[] = [];
+      const ok = evalGate(rule.gate, view, rule.region, trace);
+      results.push({ rule, matched: ok, regionText: view.text(rule.region), matchers: trace });
+      if (ok) matched.add(rule);
+    }
+    best = m.order.find((r) => matched.has(r)) ?? null;
+    if (best) bestTrace = results.find((r) => r.rule === best)!.matchers;
+  } else {
+    // The first match in evaluation order wins: nothing after it can outrank it.
+    for (const rule of m.order) {
+      if (opts.only && !opts.only(rule)) continue;
+      if (evalGate(rule.gate, view, rule.region, null)) {
+        best = rule;
+        break;
+      }
+    }
+  }
+  if (!best) return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results };
+  if (!bestTrace) { // the winner's evidence, traced once
+    bestTrace = [];
+    evalGate(best.gate, view, best.region, bestTrace);
+  }
+  const ev = bestTrace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null;
+  return { state: best.state, rule: best, visible: best.visible, skip: best.skip, kind: best.kind, evidence: ev, results };
+}

@@ -1,0 +1,98 @@
+// Everything a terminal-side observer can know at a time: the emulated screen, the
+// last title and OSC 9 payload, output timing, the raw tail, and the OSC 7501 store.
+// Fed one recording event at a time, in order; read lazily (a detector that does not
+// look at the screen never pays for rendering it).
+
+import { Screen } from "../screen/screen.ts";
+import { stripTail, TailBuffer } from "../screen/tail.ts";
+import { Tracker } from "../osc7501/tracker.ts";
+import type { Store } from "../osc7501/store.ts";
+import type { Event, Header } from "../recording/model.ts";
+import type { RegionSource } from "./regions.ts";
+
+export interface Observation extends RegionSource {
+  t: number;
+  altScreen: boolean;
+  cursor(): { x: number; y: number };
+  /** Time of the last output chunk (-Infinity before any). */
+  lastOutputAt: number;
+  /** Time of the first output chunk (when the program "appeared"), or null. */
+  firstOutputAt: number | null;
+  exited: boolean;
+  /** Bumped whenever the screen may have changed. */
+  screenVersion: number;
+  /** The stripped 8 KB tail, as lines. */
+  tailRows(): string[];
+  tailVersion: number;
+  store: Store;
+  /** Time of the last applied OSC 7501 / mapped OSC 9;4 report (-Infinity before any). */
+  lastReportAt: number;
+}
+
+export class Observer {
+  readonly screen: Screen;
+  readonly tracker: Tracker;
+  readonly tail = new TailBuffer();
+  private lastOutputAt = -Infinity;
+  private firstOutputAt: number | null = null;
+  private exited = false;
+  private lastReportAt = -Infinity;
+  private tailCache: { version: number; rows: string[] } | null = null;
+
+  constructor(header: Header, opts: { convertEol?: boolean } = {}) {
+    this.screen = new Screen(header.cols, header.rows, { convertEol: opts.convertEol });
+    this.tracker = new Tracker((e) => {
+      if (e.type === "report") this.lastReportAt = e.t;
+    });
+  }
+
+  apply(e: Event): void {
+    switch (e.kind) {
+      case "output":
+        if (e.bytes.length === 0) return;
+        this.screen.write(e.bytes, e.t);
+        this.tracker.feed(e.bytes, e.t);
+        this.tail.push(e.bytes);
+        this.lastOutputAt = e.t;
+        this.firstOutputAt ??= e.t;
+        return;
+      case "resize":
+        this.screen.resize(e.cols, e.rows);
+        return;
+      case "exit":
+        this.tracker.exit(e.t);
+        this.exited = true;
+        return;
+    }
+  }
+
+  observe(t: number): Observation {
+    const screen = this.screen;
+    const self = this;
+    return {
+      t,
+      rows: () => screen.rows(),
+      title: screen.title,
+      osc9: screen.osc9,
+      altScreen: screen.altScreen,
+      cursor: () => screen.cursor(),
+      lastOutputAt: this.lastOutputAt,
+      firstOutputAt: this.firstOutputAt,
+      exited: this.exited,
+      screenVersion: screen.version,
+      tailVersion: this.tail.version,
+      tailRows(): string[] {
+        if (self.tailCache?.version !== self.tail.version) {
+          self.tailCache = { version: self.tail.version, rows: stripTail(self.tail.bytes()).split("\n") };
+        }
+        return self.tailCache.rows;
+      },
+      store: this.tracker.store,
+      lastReportAt: this.lastReportAt,
+    };
+  }
+
+  dispose(): void {
+    this.screen.dispose();
+  }
+}

@@ -1,0 +1,191 @@
+// The slices of input a rule's matchers see (Herdr's regions, spec detection.md §1.3).
+// Screen regions are computed from viewport rows only — never scrollback: an answered
+// prompt scrolled out of view must not count (osFoundry: it "would report the agent as
+// blocked forever").
+
+export type RegionName =
+  | "osc_title" | "osc_progress" | "whole_recent"
+  | "bottom_lines" | "bottom_non_empty_lines" | "top_non_empty_lines"
+  | "after_last_horizontal_rule" | "prompt_box_body" | "above_prompt_box" | "last_non_empty_above_prompt_box"
+  | "after_last_prompt_marker" | "before_current_prompt_marker" | "whole_recent_without_current_prompt_marker"
+  | "current_prompt_block_marker" | "after_current_prompt_block_marker";
+
+export interface Region {
+  name: RegionName;
+  n?: number;
+  /** Canonical spelling, e.g. "bottom_non_empty_lines(12)". */
+  key: string;
+}
+
+const WITH_N = new Set<RegionName>(["bottom_lines", "bottom_non_empty_lines", "top_non_empty_lines"]);
+const PLAIN = new Set<RegionName>([
+  "osc_title", "osc_progress", "whole_recent", "after_last_horizontal_rule", "prompt_box_body", "above_prompt_box",
+  "last_non_empty_above_prompt_box", "after_last_prompt_marker", "before_current_prompt_marker",
+  "whole_recent_without_current_prompt_marker", "current_prompt_block_marker", "after_current_prompt_block_marker",
+]);
+
+export const REGION_NAMES = [...PLAIN, ...WITH_N];
+
+export function parseRegion(s: string): Region | null {
+  const m = /^([a-z_]+)(?:\(([0-9]{1,4})\))?$/.exec(s.trim());
+  if (!m) return null;
+  const name = m[1] as RegionName;
+  if (WITH_N.has(name)) {
+    if (m[2] === undefined) return null;
+    const n = Number(m[2]);
+    if (n < 1) return null;
+    return { name, n, key: `${name}(${n})` };
+  }
+  if (PLAIN.has(name) && m[2] === undefined) return { name, key: name };
+  return null;
+}
+
+export interface RegionSource {
+  rows(): readonly string[];
+  title: string;
+  osc9: string | null;
+}
+
+const blank = (l: string) => l.trim().length === 0;
+
+/** A line made of `─` only (at least 3 of them, or the whole line): Claude's box edges. */
+export function isHorizontalRule(line: string): boolean {
+  const t = line.trim();
+  return t.length > 0 && /^─+$/.test(t) && (t.length >= 3 || t.length === line.length);
+}
+
+/** Codex's prompt line: `›` alone or `› …`. */
+export function isPromptMarker(line: string): boolean {
+  const t = line.trimStart();
+  return t === "›" || t.startsWith("› ");
+}
+
+const BLOCK_MARKERS = ["•", "■", "✗", "✓"];
+function isBlockMarker(line: string): boolean {
+  const t = line.trimStart();
+  return BLOCK_MARKERS.some((m) => t.startsWith(m));
+}
+
+function lastIndex(lines: readonly string[], pred: (l: string) => boolean, before = lines.length): number {
+  for (let i = Math.min(before, lines.length) - 1; i >= 0; i--) if (pred(lines[i])) return i;
+  return -1;
+}
+
+/** Region text, cached per input; `lines` are the screen rows without trailing blank rows. */
+export class RegionView {
+  private cache = new Map<string, string>();
+  private lower = new Map<string, string>();
+  private split = new Map<string, string[]>();
+  private _lines: string[] | null = null;
+
+  constructor(readonly src: RegionSource) {}
+
+  lines(): string[] {
+    if (this._lines) return this._lines;
+    const rows = this.src.rows();
+    let end = rows.length;
+    while (end > 0 && blank(rows[end - 1])) end--;
+    return (this._lines = rows.slice(0, end) as string[]);
+  }
+
+  text(r: Region): string {
+    let t = this.cache.get(r.key);
+    if (t === undefined) {
+      t = this.compute(r);
+      this.cache.set(r.key, t);
+    }
+    return t;
+  }
+
+  lowerText(r: Region): string {
+    let t = this.lower.get(r.key);
+    if (t === undefined) {
+      t = this.text(r).toLowerCase();
+      this.lower.set(r.key, t);
+    }
+    return t;
+  }
+
+  regionLines(r: Region): string[] {
+    let l = this.split.get(r.key);
+    if (l === undefined) {
+      const t = this.text(r);
+      l = t === "" ? [] : t.split("\n");
+      this.split.set(r.key, l);
+    }
+    return l;
+  }
+
+  private compute(r: Region): string {
+    const L = () => this.lines();
+    const join = (a: string[]) => a.join("\n");
+    switch (r.name) {
+      case "osc_title":
+        return this.src.title;
+      case "osc_progress":
+        return this.src.osc9 ?? "";
+      case "whole_recent":
+        return join(L());
+      case "bottom_lines":
+        return join(L().slice(-r.n!));
+      case "bottom_non_empty_lines": {
+        const lines = L();
+        let seen = 0;
+        for (let i = lines.length - 1; i >= 0; i--) {
+          if (!blank(lines[i]) && ++seen === r.n) return join(lines.slice(i));
+        }
+        return join(lines);
+      }
+      case "top_non_empty_lines": {
+        const lines = L();
+        let seen = 0;
+        for (let i = 0; i < lines.length; i++) {
+          if (!blank(lines[i]) && ++seen === r.n) return join(lines.slice(0, i + 1));
+        }
+        return join(lines);
+      }
+      case "after_last_horizontal_rule": {
+        const lines = L();
+        const i = lastIndex(lines, isHorizontalRule);
+        return i < 0 ? "" : join(lines.slice(i + 1));
+      }
+      case "prompt_box_body":
+      case "above_prompt_box":
+      case "last_non_empty_above_prompt_box": {
+        const lines = L();
+        const last = lastIndex(lines, isHorizontalRule);
+        const prev = last < 0 ? -1 : lastIndex(lines, isHorizontalRule, last);
+        if (prev < 0) return "";
+        if (r.name === "prompt_box_body") return join(lines.slice(prev + 1, last));
+        const above = lines.slice(0, prev);
+        if (r.name === "above_prompt_box") return join(above);
+        const j = lastIndex(above, (l) => !blank(l));
+        return j < 0 ? "" : above[j];
+      }
+      case "after_last_prompt_marker": {
+        const lines = L();
+        const i = lastIndex(lines, isPromptMarker);
+        return i < 0 ? "" : join(lines.slice(i + 1));
+      }
+      case "before_current_prompt_marker": {
+        const lines = L();
+        const i = lastIndex(lines, isPromptMarker);
+        return i < 0 ? join(lines) : join(lines.slice(0, i));
+      }
+      case "whole_recent_without_current_prompt_marker": {
+        const lines = L();
+        const i = lastIndex(lines, isPromptMarker);
+        return i < 0 ? join(lines) : join([...lines.slice(0, i), ...lines.slice(i + 1)]);
+      }
+      case "current_prompt_block_marker":
+      case "after_current_prompt_block_marker": {
+        const lines = L();
+        const p = lastIndex(lines, isPromptMarker);
+        const b = lastIndex(lines, isBlockMarker, p < 0 ? lines.length : p);
+        if (b < 0) return "";
+        if (r.name === "current_prompt_block_marker") return join(lines.slice(b, p < 0 ? lines.length : p));
+        return join(lines.slice(b + 1));
+      }
+    }
+  }
+}

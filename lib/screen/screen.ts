@@ -1,0 +1,133 @@
+// An @xterm/headless screen fed at virtual time: deterministic, no wall-clock waits.
+// The state at time T is exactly the result of every chunk written with time ≤ T,
+// because writes are parsed synchronously (see notes/runtime.md §4: xterm's write() is
+// async, parsed in 12 ms slices; its core's writeSync parses at once and is only
+// "unreliable" with async parser handlers, of which we register none).
+
+import xterm from "@xterm/headless";
+import unicode11 from "@xterm/addon-unicode11";
+
+// The default import is the only form that works on Bun, Deno and Node alike.
+const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => XTerm };
+const { Unicode11Addon } = unicode11 as unknown as { Unicode11Addon: new () => unknown };
+
+interface XBuffer {
+  type: "normal" | "alternate";
+  baseY: number;
+  cursorX: number;
+  cursorY: number;
+  length: number;
+  getLine(y: number): { translateToString(trimRight?: boolean): string } | undefined;
+}
+
+interface XTerm {
+  cols: number;
+  rows: number;
+  buffer: { active: XBuffer };
+  unicode: { activeVersion: string };
+  parser: { registerOscHandler(id: number, cb: (data: string) => boolean): { dispose(): void } };
+  loadAddon(a: unknown): void;
+  onTitleChange(cb: (t: string) => void): void;
+  onData(cb: (d: string) => void): void;
+  resize(cols: number, rows: number): void;
+  write(data: Uint8Array | string, cb?: () => void): void;
+  input(data: string, wasUserInput?: boolean): void;
+  dispose(): void;
+  _core?: { writeSync?(data: Uint8Array | string): void };
+}
+
+export interface ScreenOptions {
+  /** Replies the terminal sends back to the program (DA1, DSR…); the recorder forwards them. */
+  onReply?: (data: string) => void;
+  /** Snapshots written with bare LF line endings. */
+  convertEol?: boolean;
+}
+
+export class Screen {
+  private term: XTerm;
+  private writeSync: (b: Uint8Array | string) => void;
+  /** Last OSC 0/2 title; "" when none or when the program cleared it. */
+  title = "";
+  /** Last OSC 9 payload without the leading `9;` (e.g. `4;0`), or null. */
+  osc9: string | null = null;
+  /** Bumped on every write and resize: cached reads are valid for one version. */
+  version = 0;
+  bytes = 0;
+  lastOutputAt = -Infinity;
+  private rowsCache: { version: number; rows: string[] } | null = null;
+
+  constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
+    this.term = new Terminal({
+      cols, rows,
+      // Detection reads the viewport only; scrollback would just cost memory and time.
+      scrollback: 0,
+      allowProposedApi: true,
+      logLevel: "off",
+      convertEol: !!opts.convertEol,
+    });
+    this.term.loadAddon(new Unicode11Addon());
+    this.term.unicode.activeVersion = "11";
+    this.term.onTitleChange((t) => (this.title = t));
+    this.term.parser.registerOscHandler(9, (data) => {
+      this.osc9 = data;
+      return false; // let xterm do its own (nothing) with it
+    });
+    if (opts.onReply) this.term.onData(opts.onReply);
+    const core = this.term._core;
+    if (core?.writeSync) this.writeSync = (b) => core.writeSync!(b);
+    else {
+      // Public-API fallback: an empty "user input" makes the next write parse at once.
+      this.writeSync = (b) => {
+        this.term.input("", true);
+        this.term.write(b);
+      };
+    }
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+  get rowCount(): number {
+    return this.term.rows;
+  }
+
+  write(bytes: Uint8Array, t: number): void {
+    if (bytes.length === 0) return;
+    this.writeSync(bytes);
+    this.version++;
+    this.bytes += bytes.length;
+    this.lastOutputAt = t;
+  }
+
+  resize(cols: number, rows: number): void {
+    if (cols === this.term.cols && rows === this.term.rows) return;
+    this.term.resize(cols, rows);
+    this.version++;
+  }
+
+  /**
+   * Viewport rows, right-trimmed (written spaces too: a TUI that paints whole rows with
+   * spaces must read like one that does not). Never scrollback. Cached until the next write.
+   */
+  rows(): string[] {
+    if (this.rowsCache && this.rowsCache.version === this.version) return this.rowsCache.rows;
+    const b = this.term.buffer.active;
+    const out: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd());
+    this.rowsCache = { version: this.version, rows: out };
+    return out;
+  }
+
+  get altScreen(): boolean {
+    return this.term.buffer.active.type === "alternate";
+  }
+
+  cursor(): { x: number; y: number } {
+    const b = this.term.buffer.active;
+    return { x: b.cursorX, y: b.cursorY };
+  }
+
+  dispose(): void {
+    this.term.dispose();
+  }
+}

@@ -1,0 +1,123 @@
+// The virtual clock: events in time order (ties by file order), every detector sampled
+// exactly at its own times t = k·interval on the state as of that time — the result of
+// every event with time ≤ t — and "@write" detectors after every event. No sleeping:
+// analysis runs as fast as the CPU allows, and the same inputs give the same samples.
+
+import type { Event, Header } from "../lib/recording/model.ts";
+import { Observer } from "../lib/detect/observer.ts";
+import type { Detector, Verdict } from "../lib/detect/detectors.ts";
+
+export interface Sample {
+  t: number;
+  verdict: Verdict;
+}
+
+export interface RunOptions {
+  /** Stop after this time (inclusive). Default: the last event. */
+  until?: number;
+  /** Observer options (snapshots need LF → CR LF). */
+  convertEol?: boolean;
+  /** Every raw event, after it was applied (truth markers, progress). */
+  onEvent?: (e: Event) => void;
+}
+
+/** A detector's verdicts as change points: each holds from its t until the next. */
+export interface Timeline {
+  detector: string;
+  points: Sample[];
+  samples: number;
+}
+
+const key = (v: Verdict) => `${v.state}|${v.needsYou}|${v.rule}`;
+
+export class Sampler {
+  private next: number[]; // next sample index k per detector (t = k·interval)
+  readonly timelines: Timeline[];
+  private last: (string | null)[];
+
+  constructor(readonly detectors: Detector[], readonly observer: Observer) {
+    this.next = detectors.map(() => 0);
+    this.timelines = detectors.map((d) => ({ detector: d.name, points: [], samples: 0 }));
+    this.last = detectors.map(() => null);
+  }
+
+  private record(i: number, t: number): void {
+    const verdict = this.detectors[i].judge(this.observer.observe(t));
+    const tl = this.timelines[i];
+    tl.samples++;
+    const k = key(verdict);
+    if (k !== this.last[i]) {
+      tl.points.push({ t, verdict });
+      this.last[i] = k;
+    }
+  }
+
+  /** Samples every interval detector at its times strictly before `t` (state is final there). */
+  advanceBefore(t: number): void {
+    for (let i = 0; i < this.detectors.length; i++) {
+      const every = this.detectors[i].every;
+      if (every === 0) continue;
+      while (this.next[i] * every < t - 1e-9) {
+        this.record(i, round(this.next[i] * every));
+        this.next[i]++;
+      }
+    }
+  }
+
+  /** After an event at time t: "@write" detectors judge now. */
+  afterEvent(t: number): void {
+    for (let i = 0; i < this.detectors.length; i++) if (this.detectors[i].every === 0) this.record(i, t);
+  }
+
+  /** Samples every interval detector up to and including `end`. */
+  finish(end: number): void {
+    for (let i = 0; i < this.detectors.length; i++) {
+      const every = this.detectors[i].every;
+      if (every === 0) {
+        if (this.timelines[i].samples === 0) this.record(i, end); // no events at all
+        continue;
+      }
+      while (this.next[i] * every <= end + 1e-9) {
+        this.record(i, round(this.next[i] * every));
+        this.next[i]++;
+      }
+    }
+  }
+}
+
+function round(t: number): number {
+  return Math.round(t * 1e6) / 1e6;
+}
+
+/** Runs detectors over a recording; returns their timelines and the end time. */
+export async function runDetectors(
+  header: Header,
+  events: AsyncIterable<Event>,
+  detectors: Detector[],
+  opts: RunOptions = {},
+): Promise<{ timelines: Timeline[]; end: number; observer: Observer }> {
+  const observer = new Observer(header, { convertEol: opts.convertEol });
+  const sampler = new Sampler(detectors, observer);
+  const until = opts.until ?? Infinity;
+  let end = 0;
+  for await (const e of events) {
+    if (e.t > until) break;
+    sampler.advanceBefore(e.t);
+    observer.apply(e);
+    end = e.t;
+    opts.onEvent?.(e);
+    sampler.afterEvent(e.t);
+  }
+  sampler.finish(until === Infinity ? end : until);
+  return { timelines: sampler.timelines, end: until === Infinity ? end : until, observer };
+}
+
+/** The verdict in force at time t (the last change point at or before t). */
+export function verdictAt(tl: Timeline, t: number): Verdict | null {
+  let v: Verdict | null = null;
+  for (const p of tl.points) {
+    if (p.t > t + 1e-9) break;
+    v = p.verdict;
+  }
+  return v;
+}
