@@ -38,12 +38,12 @@ export function provenance(extra: Partial<Provenance> = {}): Provenance {
   return { tool: TOOL, version: VERSION, osc7501_revision: SPEC_REVISION, fixture_schema: FIXTURE_SCHEMA, ...extra };
 }
 
-export function openOutput(path: string, header: Header, v: Record<string, unknown>, opts: { durable?: boolean; append?: boolean } = {}): Output {
+export function openOutput(path: string, header: Header, v: Record<string, unknown>, opts: { durable?: boolean; append?: boolean; header?: boolean } = {}): Output {
   const format = outputFormat(path, v);
   const precision = v["time-precision"];
   if (precision !== undefined && precision !== "ms" && precision !== "us") throw new UsageError(`bad --time-precision "${precision}" (use ms or us)`);
   const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
-  const writer = createWriter(format, file, header, { precision: precision as "ms" | "us" | undefined });
+  const writer = createWriter(format, file, header, { precision: precision as "ms" | "us" | undefined }, opts.header ?? true);
   return { file, writer, format };
 }
 

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { checkRegex, nestedQuantifier, slowInput } from "./redos.ts";
+import { checkRegex, LINE_CHARS, nestedQuantifier, REDOS_BUDGET_MS, slowInput } from "./redos.ts";
 import { compileRust } from "./regex_rust.ts";
 
 const check = (p: string) => checkRegex(compileRust(p), p);
@@ -15,8 +15,13 @@ describe("catastrophic backtracking guard", () => {
   test("bounded repetition and plain patterns pass", () => {
     for (const p of [
       "(?:\\n[ \\t]+[^\\n]*?){0,3}x", "^( [\\x{2800}-\\x{28FF}]){1,2} ", "(■|⬝){4,}", "^\\s*[⏸⏵].*esc to interrupt(?:\\s|·|$)",
-      "(?i)^\\s*❯?\\s*yes\\b", "\\bword\\b", "Do you want to (proceed|continue|make this edit|create)",
+      "\\bword\\b", "Do you want to (proceed|continue|make this edit|create)",
     ]) assert.equal(check(p), null, p);
+  });
+  test("per-line patterns are timed on lines, not whole screens", () => {
+    // Quadratic on a 4 KB run of spaces (two adjacent \s*), harmless on a terminal line.
+    const p = "(?i)^\\s*❯?\\s*yes\\b";
+    assert.equal(checkRegex(compileRust(p), p, REDOS_BUDGET_MS, LINE_CHARS), null);
   });
   test("a polynomial blow-up is caught by timing", () => {
     // Not nested, but cubic on long runs of spaces.

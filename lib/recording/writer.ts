@@ -13,7 +13,7 @@ export interface RecordingWriter {
   stats: WriterStats;
 }
 
-export function createWriter(format: OutFormat, out: OutputFile, header: Header, opts: WriterOptions = {}): RecordingWriter {
+export function createWriter(format: OutFormat, out: OutputFile, header: Header, opts: WriterOptions = {}, writeHeader = true): RecordingWriter {
   if (format === "raw") {
     const stats: WriterStats = { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 };
     const w = new RawWriter((b) => out.write(b));
@@ -28,7 +28,7 @@ export function createWriter(format: OutFormat, out: OutputFile, header: Header,
     };
   }
   const w = new AsciicastWriter(out, format === "v3" ? 3 : 2, opts);
-  w.header(header);
+  if (writeHeader) w.header(header);
   return w;
 }
 

@@ -6,6 +6,7 @@
 
 import xterm from "@xterm/headless";
 import unicode11 from "@xterm/addon-unicode11";
+import { installResponder } from "./responder.ts";
 
 // The default import is the only form that works on Bun, Deno and Node alike.
 const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => XTerm };
@@ -25,7 +26,11 @@ interface XTerm {
   rows: number;
   buffer: { active: XBuffer };
   unicode: { activeVersion: string };
-  parser: { registerOscHandler(id: number, cb: (data: string) => boolean): { dispose(): void } };
+  parser: {
+    registerOscHandler(id: number, cb: (data: string) => boolean): { dispose(): void };
+    registerCsiHandler(id: { prefix?: string; final: string }, cb: (params: (number | number[])[]) => boolean): unknown;
+    registerDcsHandler(id: { intermediates?: string; final: string }, cb: (data: string, params: (number | number[])[]) => boolean): unknown;
+  };
   loadAddon(a: unknown): void;
   onTitleChange(cb: (t: string) => void): void;
   onData(cb: (d: string) => void): void;
@@ -37,7 +42,10 @@ interface XTerm {
 }
 
 export interface ScreenOptions {
-  /** Replies the terminal sends back to the program (DA1, DSR…); the recorder forwards them. */
+  /**
+   * Replies the terminal sends back to the program (DA1, DSR…, plus responder.ts's
+   * XTVERSION, colours, …); the headless recorder writes them to the pty.
+   */
   onReply?: (data: string) => void;
   /** Snapshots written with bare LF line endings. */
   convertEol?: boolean;
@@ -72,7 +80,11 @@ export class Screen {
       this.osc9 = data;
       return false; // let xterm do its own (nothing) with it
     });
-    if (opts.onReply) this.term.onData(opts.onReply);
+    if (opts.onReply) {
+      const reply = opts.onReply;
+      this.term.onData((d) => d && reply(d));
+      installResponder(this.term, reply);
+    }
     const core = this.term._core;
     if (core?.writeSync) this.writeSync = (b) => core.writeSync!(b);
     else {

@@ -1,0 +1,220 @@
+// `pstlab record` for real: headless sessions in a real PTY (on Deno these run the FFI
+// backend), SIGKILL durability, scripts, labels, and an interactive session under tmux.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { cli, MAIN, ROOT, runtimeArgv } from "./testcli.ts";
+import { tmpDir, which, writeTmp } from "../recording/testutil.ts";
+import { openRecording } from "../recording/open.ts";
+import { collect, concatOutput, type Event } from "../recording/model.ts";
+
+const dir = tmpDir("pstlab-rec-");
+let n = 0;
+const castPath = () => path.join(dir, `r${n++}.cast`);
+async function events(p: string): Promise<{ events: Event[]; warnings: string[]; header: Record<string, unknown> }> {
+  const rec = await openRecording(p);
+  const evs = await collect(rec.events);
+  return { events: evs, warnings: rec.warnings, header: rec.header as unknown as Record<string, unknown> };
+}
+const record = (args: string[], opts: Parameters<typeof cli>[1] = {}) => cli(["record", "-q", ...args], { timeout: 60000, ...opts });
+
+describe("record (headless, real PTY)", () => {
+  test("output bytes are exactly what the child wrote, including invalid UTF-8 and the last bytes", async () => {
+    const payload = new Uint8Array(300_000);
+    let x = 7;
+    for (let i = 0; i < payload.length; i++) payload[i] = (x = (x * 1103515245 + 12345) & 0x7fffffff) % 256;
+    payload.set(new TextEncoder().encode("\x1b]7501;state=working\x1b\\€\xe2"), 1000);
+    const src = writeTmp(dir, "payload.bin", payload);
+    const out = castPath();
+    // -opost: the tty line discipline must not turn \n into \r\n, so the bytes compare 1:1.
+    const r = record(["-o", out, "--", "sh", "-c", `stty -opost -echo; cat '${src}'; printf END`]);
+    assert.equal(r.code, 0, r.stderr);
+    const { events: evs } = await events(out);
+    const got = concatOutput(evs);
+    const want = new Uint8Array([...payload, ...new TextEncoder().encode("END")]);
+    assert.equal(got.length, want.length);
+    assert.deepEqual(got, want);
+    assert.equal(evs.at(-1)?.kind, "exit");
+  });
+  test("exit status in the x event; --return propagates it; killed → 128+signal", async () => {
+    const a = castPath();
+    assert.equal(record(["-o", a, "--", "sh", "-c", "exit 5"]).code, 0);
+    assert.deepEqual((await events(a)).events.at(-1), { t: (await events(a)).events.at(-1)!.t, kind: "exit", status: 5 });
+    const b = castPath();
+    assert.equal(record(["--return", "-o", b, "--", "sh", "-c", "exit 5"]).code, 5);
+    const c = castPath();
+    assert.equal(record(["--return", "-o", c, "--", "sh", "-c", "kill -9 $$"]).code, 137);
+    assert.equal(((await events(c)).events.at(-1) as { status: number }).status, 137);
+  });
+  test("the header: size, command, SHELL only, provenance with query_answered", async () => {
+    const p = castPath();
+    record(["--size", "90x20", "--title", "T", "-o", p, "--", "true"], { env: { SECRET_TOKEN: "x" } });
+    const { header } = await events(p);
+    assert.equal(header.cols, 90);
+    assert.equal(header.rows, 20);
+    assert.equal(header.command, "true");
+    assert.equal(header.title, "T");
+    assert.deepEqual(Object.keys(header.env as object), ["SHELL"].filter((k) => process.env[k]));
+    assert.equal((header.provenance as { query_answered: boolean }).query_answered, true);
+  });
+  test("a child that emits OSC 7501 only after a positive query reply: reports with the answer, none without", async () => {
+    const gated = path.join(ROOT, "fixtures/emitters/gated.sh");
+    const yes = castPath(), no = castPath();
+    assert.equal(record(["-o", yes, "--", gated]).code, 0);
+    assert.equal(record(["--no-answer", "-o", no, "--", gated]).code, 0);
+    const scan = (p: string) => cli(["scan", "--json", p]).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const a = scan(yes), b = scan(no);
+    assert.deepEqual(a.filter((e) => e.type === "report").map((e) => e.state), ["working", "working", "done"]);
+    assert.equal(b.filter((e) => e.type === "report").length, 0);
+    assert.equal(a.filter((e) => e.type === "query").length, 1);
+    assert.equal((await events(no)).header.provenance && ((await events(no)).header.provenance as { query_answered: boolean }).query_answered, false);
+  });
+  test("the emulated screen answers DA1, cursor position and XTVERSION", async () => {
+    const p = castPath();
+    const probe = `stty raw -echo; printf '\\033[c'; IFS= read -r -s -d c a; printf '\\033[6n'; IFS= read -r -s -d R b; printf '\\033[>0q'; IFS= read -r -s -d '\\' v; stty sane; printf 'DA1=%q CPR=%q XTV=%q\\n' "$a" "$b" "$v"`;
+    assert.equal(record(["-o", p, "--", "bash", "-c", probe]).code, 0);
+    const text = new TextDecoder().decode(concatOutput((await events(p)).events));
+    assert.match(text, /DA1=\$'\\E\[\?1;2'/);
+    assert.match(text, /CPR=\$'\\E\[1;1'/);
+    assert.match(text, /XTV=\$'\\EP>\|pstlab/);
+  });
+  test("a resize mid-run is seen by the child and recorded", async () => {
+    const p = castPath(), s = writeTmp(dir, "resize.txt", "wait /ready/\nresize 100x30\nwait /WINCH 30 100/\n");
+    const r = record(["--script", s, "-o", p, "--", "bash", "-c", "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done"]);
+    assert.equal(r.code, 0, r.stderr);
+    const evs = (await events(p)).events;
+    assert.ok(evs.some((e) => e.kind === "resize" && e.cols === 100 && e.rows === 30));
+    assert.match(new TextDecoder().decode(concatOutput(evs)), /WINCH 30 100/);
+  });
+  test("a scripted session waits for a prompt and answers it", async () => {
+    const p = castPath();
+    const s = writeTmp(dir, "answer.txt", "# answer the prompt\nwait /Proceed\\? \\[y\\/N\\]/ 5s\nlabel truth:blocked:permission\nsleep 100ms\nsend \"y\\r\"\nwait /answer=y/\nlabel truth:done\n");
+    const r = record(["--script", s, "-o", p, "--", "bash", "-c", "read -p 'Proceed? [y/N] ' a; echo answer=$a; sleep 0.2"]);
+    assert.equal(r.code, 0, r.stderr);
+    const evs = (await events(p)).events;
+    assert.deepEqual(evs.filter((e) => e.kind === "marker").map((e) => (e as { label: string }).label), ["truth:blocked:permission", "truth:done"]);
+  });
+  test("a failed wait ends the recording with exit 3 and keeps the file", async () => {
+    const p = castPath(), s = writeTmp(dir, "fail.txt", "wait /never appears/ 300ms\n");
+    const r = record(["--script", s, "-o", p, "--", "bash", "-c", "echo started; sleep 20"]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /fail\.txt:1: timed out after 0\.3 s waiting for \/never appears\//);
+    const evs = (await events(p)).events;
+    assert.match(new TextDecoder().decode(concatOutput(evs)), /started/);
+    assert.equal(evs.at(-1)?.kind, "exit");
+  });
+  test("a script with a syntax error is refused before anything runs (file:line, exit 2)", () => {
+    const s = writeTmp(dir, "bad.txt", "sleep 1s\nfrobnicate now\n");
+    const r = record(["--script", s, "-o", castPath(), "--", "true"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.txt:2: unknown command "frobnicate"/);
+  });
+  test("truth labels from any process through $PSTLAB_LABELS", async () => {
+    const p = castPath();
+    record(["-o", p, "--", "sh", "-c", 'echo truth:working > "$PSTLAB_LABELS"; echo busy; sleep 0.1; echo truth:blocked:question > "$PSTLAB_LABELS"; echo "Name?"; sleep 0.1']);
+    const evs = (await events(p)).events;
+    const marks = evs.filter((e) => e.kind === "marker") as { t: number; label: string }[];
+    assert.deepEqual(marks.map((m) => m.label), ["truth:working", "truth:blocked:question"]);
+    // The label was written before the prompt: it is recorded before it.
+    const name = evs.findIndex((e) => e.kind === "output" && new TextDecoder().decode(e.bytes).includes("Name?"));
+    assert.ok(evs.indexOf(marks[1] as unknown as Event) < name);
+  });
+  test("piped stdin is forwarded; --capture-input records it", async () => {
+    const p = castPath();
+    const r = record(["--capture-input", "-o", p, "--", "sh", "-c", "read a; echo got=$a"], { input: "hello\n" });
+    assert.equal(r.code, 0, r.stderr);
+    const evs = (await events(p)).events;
+    assert.match(new TextDecoder().decode(concatOutput(evs)), /got=hello/);
+    assert.ok(evs.some((e) => e.kind === "input"));
+    const q = castPath();
+    record(["-o", q, "--", "sh", "-c", "read a; echo got=$a"], { input: "hi\n" });
+    assert.ok(!(await events(q)).events.some((e) => e.kind === "input"));
+  });
+  test("refuses to overwrite; --append continues a v3 file; command not found is a clear error", async () => {
+    const p = castPath();
+    record(["-o", p, "--", "echo", "one"]);
+    const again = record(["-o", p, "--", "echo", "two"]);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /file exists/);
+    assert.equal(record(["--append", "--size", "80x24", "-o", p, "--", "echo", "two"]).code, 0);
+    const evs = (await events(p)).events;
+    assert.match(new TextDecoder().decode(concatOutput(evs)), /one[\s\S]*two/);
+    assert.ok(evs.some((e) => e.kind === "resize" && e.cols === 80));
+    const missing = castPath();
+    const nf = record(["-o", missing, "--", "/no/such/program"]);
+    assert.equal(nf.code, 2);
+    assert.match(nf.stderr, /command not found: \/no\/such\/program/);
+    assert.equal(fs.existsSync(missing), false);
+  });
+});
+
+describe("durability", () => {
+  test("a recorder killed with SIGKILL leaves a file that reads back up to its last line", async () => {
+    const p = castPath();
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "record", "-q", "-o", p, "--", "sh", "-c", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done"], { stdio: "ignore" });
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    const { events: evs } = await events(p);
+    const text = new TextDecoder().decode(concatOutput(evs));
+    assert.ok((text.match(/line \d+/g) ?? []).length >= 10, text.slice(0, 200));
+    assert.notEqual(evs.at(-1)?.kind, "exit");
+    spawnSync("pkill", ["-f", "while true; do i=\\$\\(\\(i\\+1\\)\\)"]); // the orphaned child
+  });
+});
+
+describe("interactive, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("raw input forwarded, size followed, Ctrl-C reaches the child, terminal restored", async () => {
+    const sock = path.join(dir, "tmux.sock");
+    const p = path.join(dir, "interactive.cast");
+    const [cmd, ...pre] = runtimeArgv();
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const wait = async (pred: () => boolean, ms = 8000) => {
+      const end = Date.now() + ms;
+      while (!pred()) {
+        if (Date.now() > end) return false;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return true;
+    };
+    const pane = () => tm("capture-pane", "-p", "-t", "t").stdout;
+    const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
+    assert.equal(tm("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", shell).status, 0);
+    try {
+      assert.ok(await wait(() => /recording to/.test(pane())), pane());
+      await new Promise((r) => setTimeout(r, 500));
+      tm("send-keys", "-t", "t", "-l", "echo cols=$(tput cols) rows=$(tput lines)");
+      tm("send-keys", "-t", "t", "Enter");
+      assert.ok(await wait(() => /cols=100 rows=30/.test(pane())), pane());
+      tm("resize-window", "-t", "t", "-x", "90", "-y", "25");
+      await new Promise((r) => setTimeout(r, 500));
+      tm("send-keys", "-t", "t", "-l", "echo now=$(tput cols)x$(tput lines)");
+      tm("send-keys", "-t", "t", "Enter");
+      assert.ok(await wait(() => /now=90x25/.test(pane())), pane());
+      tm("send-keys", "-t", "t", "-l", "sleep 30");
+      tm("send-keys", "-t", "t", "Enter");
+      await new Promise((r) => setTimeout(r, 300));
+      tm("send-keys", "-t", "t", "C-c");
+      tm("send-keys", "-t", "t", "-l", "echo interrupted-ok");
+      tm("send-keys", "-t", "t", "Enter");
+      assert.ok(await wait(() => /^interrupted-ok$/m.test(pane())), pane());
+      tm("send-keys", "-t", "t", "-l", "exit 6");
+      tm("send-keys", "-t", "t", "Enter");
+      assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());
+    } finally {
+      tm("kill-server");
+    }
+    const { events: evs } = await events(p);
+    assert.ok(evs.some((e) => e.kind === "resize" && e.cols === 90 && e.rows === 25));
+    assert.deepEqual(evs.at(-1)?.kind === "exit" && (evs.at(-1) as { status: number }).status, 6);
+    // The outer terminal is back in cooked mode with echo.
+    const stty = fs.readFileSync(`${p}.stty`, "utf8");
+    assert.match(stty, /(^|\s)icanon(\s|$)/);
+    assert.match(stty, /(^|\s)echo(\s|$)/);
+  });
+});
+
+test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));

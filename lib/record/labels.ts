@@ -1,0 +1,58 @@
+// The truth-label side channel: a FIFO whose path is exported as PSTLAB_LABELS. Any
+// process (in any language) writes lines to it; each line becomes a marker at the
+// moment the recorder reads it. The recorder opens it read-write and non-blocking, so
+// it never sees EOF between writers and never blocks; it is drained before every pty
+// read is recorded, so a label written just before a prompt is drawn lands before it.
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+
+export class LabelChannel {
+  readonly path: string;
+  private readonly dir: string;
+  private fd: number;
+  private carry = "";
+  private dec = new TextDecoder();
+  private buf = new Uint8Array(4096);
+
+  constructor(private readonly onLabel: (label: string) => void) {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-labels-"));
+    this.path = path.join(this.dir, "labels");
+    const r = spawnSync("mkfifo", ["-m", "600", this.path]);
+    if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error)}`);
+    this.fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+  }
+
+  /** Reads whatever is waiting (non-blocking). */
+  poll(): void {
+    if (this.fd < 0) return;
+    while (true) {
+      let n: number;
+      try {
+        n = fs.readSync(this.fd, this.buf, 0, this.buf.length, null);
+      } catch (e) {
+        if ((e as { code?: string }).code === "EAGAIN") break;
+        throw e;
+      }
+      if (n <= 0) break;
+      this.carry += this.dec.decode(this.buf.subarray(0, n), { stream: true });
+      let nl: number;
+      while ((nl = this.carry.indexOf("\n")) >= 0) {
+        const line = this.carry.slice(0, nl).replace(/\r$/, "");
+        this.carry = this.carry.slice(nl + 1);
+        if (line.length) this.onLabel(line);
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    this.poll();
+    if (this.carry.trim()) this.onLabel(this.carry.trim());
+    fs.closeSync(this.fd);
+    this.fd = -1;
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
