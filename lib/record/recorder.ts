@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { type Pty, type PtyExit, exitStatus, spawnPty } from "../pty/index.ts";
 import { Scanner } from "../osc7501/scanner.ts";
 import { queryReply } from "../osc7501/parse.ts";
-import { Screen } from "../screen/screen.ts";
+import { RemoteScreen } from "./remote_screen.ts";
 import { QueryFilter } from "./query_filter.ts";
 import { LabelChannel } from "./labels.ts";
 import { runScript, ScriptFailed, type Step } from "./script.ts";
@@ -96,8 +96,9 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   const labels = new LabelChannel((label) => write({ t: now(), kind: "marker", label }));
   const env = { ...o.env, PSTLAB_LABELS: labels.path, PSTLAB_RECORDING: "1" };
 
-  // Headless: the emulated screen answers terminal queries straight back to the child.
-  const screen = o.headless ? new Screen(o.cols, o.rows, { onReply: (r) => pty?.write(r) }) : null;
+  // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
+  const screen = o.headless ? new RemoteScreen(o.cols, o.rows, (r) => pty?.write(r)) : null;
+  let screenText = "";
   const filter = o.headless ? null : new QueryFilter();
   let filterTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -122,16 +123,10 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     scanner.feed(bytes);
     base += bytes.length;
     if (screen) {
-      // Feed the screen up to each query, then answer: replies stay in stream order.
-      let from = 0;
-      for (const q of queryEnds) {
-        const at = Math.max(from, Math.min(bytes.length, q.at));
-        screen.write(bytes.subarray(from, at), t);
-        from = at;
-        pty?.write(q.reply);
-        queriesAnswered++;
-      }
-      screen.write(bytes.subarray(from), t);
+      // The worker feeds its screen up to each query, then answers: replies stay in
+      // stream order with xterm's own (DA1 after our 7501 reply).
+      screen.write(bytes, queryEnds.map((q) => ({ at: q.at, reply: q.reply })));
+      queriesAnswered += queryEnds.length;
     } else {
       for (const q of queryEnds) {
         pty?.write(q.reply);
@@ -153,7 +148,13 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     }
   };
 
-  pty = await spawnPty({ argv: o.argv, cols: o.cols, rows: o.rows, env, onData });
+  try {
+    pty = await spawnPty({ argv: o.argv, cols: o.cols, rows: o.rows, env, onData });
+  } catch (e) {
+    labels.close();
+    await screen?.close(); // a live worker would keep the process running
+    throw e;
+  }
   const exitP = pty.exited.then((e) => {
     exited = true;
     return e;
@@ -230,7 +231,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   const scriptDone = o.script
     ? runScript(o.script.steps, {
       now,
-      screenText: () => (screen ? screen.rows().join("\n") : ""),
+      screenText: async () => (screenText = screen ? (await screen.rows()).join("\n") : screenText),
       lastOutputAt: () => lastOutputAt,
       exited: () => exited,
       send: (d) => {
@@ -250,6 +251,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     : Promise.resolve();
 
   let exit: PtyExit;
+  let end = 0;
   try {
     exit = await exitP;
     // Drain to EOF: the child's last bytes may still be in the pty.
@@ -258,6 +260,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     await Promise.race([pty.drained, new Promise((r) => (graceTimer = setTimeout(r, grace)))]);
     clearTimeout(graceTimer); // a pending timer would keep the process alive
     await scriptDone;
+    end = now(); // before waiting for the screen worker to catch up
   } finally {
     clearInterval(labelTimer);
     if (killTimer) clearTimeout(killTimer);
@@ -274,10 +277,10 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     restore();
     process.off("exit", restore);
     labels.close();
+    await screen?.close();
     pty.close();
-    screen?.dispose();
   }
-  const duration = now();
+  const duration = end || now();
   const status = exitStatus(exit!);
   write({ t: duration, kind: "exit", status });
   writer.end(duration);

@@ -134,7 +134,7 @@ export function parseScript(text: string, file: string): Step[] {
 
 export interface ScriptHost {
   now(): number;
-  screenText(): string;
+  screenText(): Promise<string>;
   lastOutputAt(): number;
   exited(): boolean;
   send(data: string): void;
@@ -158,7 +158,7 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
     switch (s.op) {
       case "wait": {
         const deadline = host.now() + s.timeout;
-        while (!s.re.test(host.screenText())) {
+        while (!s.re.test(await host.screenText())) {
           if (host.exited()) throw new ScriptFailed(s, `${where}: the program exited before the screen matched ${s.src}`);
           if (host.now() > deadline) throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${s.src} on the screen`);
           await sleep(POLL_MS);

@@ -72,7 +72,10 @@ export class OutputFile {
 
   write(s: string | Uint8Array): void {
     if (this.durable) {
-      writeAllSync(this.fd, typeof s === "string" ? te.encode(s) : s);
+      if (typeof s !== "string") return writeAllSync(this.fd, s);
+      if (this.scratch.length < s.length * 3) this.scratch = new Uint8Array(Math.max(s.length * 3, 65536));
+      const { written } = te.encodeInto(s, this.scratch);
+      writeAllSync(this.fd, this.scratch.subarray(0, written));
       return;
     }
     if (typeof s !== "string") {

@@ -5,12 +5,13 @@
 // "unreliable" with async parser handlers, of which we register none).
 
 import xterm from "@xterm/headless";
-import unicode11 from "@xterm/addon-unicode11";
+// The addon's named export works on Bun, Deno and in `bun build` (whose bundler picks
+// the package's .mjs, which has no default export); xterm itself needs the default import.
+import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { installResponder } from "./responder.ts";
 
 // The default import is the only form that works on Bun, Deno and Node alike.
 const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => XTerm };
-const { Unicode11Addon } = unicode11 as unknown as { Unicode11Addon: new () => unknown };
 
 interface XBuffer {
   type: "normal" | "alternate";
@@ -67,8 +68,10 @@ export class Screen {
   constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
     this.term = new Terminal({
       cols, rows,
-      // Detection reads the viewport only; scrollback would just cost memory and time.
-      scrollback: 0,
+      // Detection reads the viewport only, but a little scrollback is kept anyway:
+      // with none, xterm copies every line on each scroll and line-feed-heavy output
+      // parses at half the speed (16 vs 31 MB/s for `seq`, measured).
+      scrollback: 100,
       allowProposedApi: true,
       logLevel: "off",
       convertEol: !!opts.convertEol,

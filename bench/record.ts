@@ -1,0 +1,40 @@
+// Issue 4: `seq 1 3000000` recorded headless, wall time next to util-linux
+// `script -q -c … /dev/null` and to running it directly, in one run (goal ≤ 1.3× script).
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const N = Number(process.argv[2] ?? 3_000_000);
+const here = import.meta.dirname ?? ".";
+const main = path.resolve(here, "../main.ts");
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-recbench-"));
+const devnull = () => fs.openSync("/dev/null", "w");
+
+function wall(cmd: string, args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { stdio: ["ignore", devnull(), "pipe"], encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}`);
+  return (performance.now() - t0) / 1000;
+}
+
+const runs = 3;
+const rows: Record<string, number[]> = { direct: [], script: [], pstlab: [] };
+let size = 0;
+for (let i = 0; i < runs; i++) {
+  rows.direct.push(wall("seq", ["1", String(N)]));
+  rows.script.push(wall("script", ["-q", "-c", `seq 1 ${N}`, "/dev/null"]));
+  const out = path.join(dir, `seq${i}.cast`);
+  rows.pstlab.push(wall(process.execPath, [main, "record", "-q", "--headless", "-o", out, "--", "seq", "1", String(N)]));
+  size = fs.statSync(out).size;
+}
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`record: seq 1 ${N} (${runs} runs each, median wall time; recording ${(size / 1e6).toFixed(1)} MB)`);
+console.log("| command | wall s | × script |");
+console.log("| --- | ---: | ---: |");
+for (const [k, label] of [["direct", "seq (direct, to /dev/null)"], ["script", "script -q -c … /dev/null"], ["pstlab", "pstlab record --headless"]] as const) {
+  console.log(`| ${label} | ${med(rows[k]).toFixed(2)} | ${(med(rows[k]) / med(rows.script)).toFixed(2)} |`);
+}
+const ratio = med(rows.pstlab) / med(rows.script);
+console.log(`goal ≤ 1.3× script: ${ratio <= 1.3 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`);
+fs.rmSync(dir, { recursive: true, force: true });

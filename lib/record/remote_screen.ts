@@ -1,0 +1,124 @@
+// The recorder's side of screen_worker.ts. If the worker cannot start (an unusual
+// runtime or packaging), the same screen runs in-process instead: slower, never silent.
+
+import type { FromWorker, ToWorker } from "./screen_worker.ts";
+import { Screen } from "../screen/screen.ts";
+
+/**
+ * In a `bun build --compile` binary every module is bundled into the entry, whose
+ * import.meta.url is `file:///$bunfs/root/<binary>`; the worker, built as a second
+ * entry point (package.json "build"), sits at its path relative to the project root.
+ */
+export function workerUrl(): string {
+  if (import.meta.url.includes("/$bunfs/")) return new URL("./lib/record/screen_worker.ts", import.meta.url).href;
+  return new URL("./screen_worker.ts", import.meta.url).href;
+}
+
+export class RemoteScreen {
+  private worker: Worker | null = null;
+  private local: Screen | null = null;
+  private ready = false;
+  private early: ToWorker[] = []; // sent before the worker said it is running
+  private waiting = new Map<number, (rows: string[]) => void>();
+  private nextId = 0;
+  private closed: Promise<void>;
+  private resolveClosed!: () => void;
+
+  constructor(private readonly cols: number, private readonly rowCount: number, private readonly onReply: (data: string | Uint8Array) => void, opts: { inProcess?: boolean } = {}) {
+    this.closed = new Promise((r) => (this.resolveClosed = r));
+    if (opts.inProcess) {
+      this.goLocal("");
+      return;
+    }
+    try {
+      this.worker = new Worker(workerUrl(), { type: "module" });
+    } catch (e) {
+      this.goLocal((e as Error).message);
+      return;
+    }
+    this.worker.onmessage = (e: MessageEvent<FromWorker>) => {
+      const m = e.data;
+      if (m.type === "ready") {
+        this.ready = true;
+        this.early = [];
+      } else if (m.type === "reply") onReply(m.data);
+      else if (m.type === "rows") {
+        this.waiting.get(m.id)?.(m.rows);
+        this.waiting.delete(m.id);
+      } else if (m.type === "closed") this.resolveClosed();
+    };
+    this.worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault?.();
+      if (!this.ready) this.goLocal(e.message);
+    };
+    this.send({ type: "init", cols, rows: rowCount });
+  }
+
+  /** Runs the screen in this thread from now on, replaying what the worker never ran. */
+  private goLocal(why: string): void {
+    if (why) {
+      try {
+        process.stderr.write(`pstlab: warning: screen worker unavailable (${why}); emulating in-process\n`);
+      } catch { /* ignore */ }
+    }
+    this.worker?.terminate();
+    this.worker = null;
+    this.local = new Screen(this.cols, this.rowCount, { onReply: (d) => this.onReply(d) });
+    const replay = this.early.filter((m) => m.type !== "init");
+    this.early = [];
+    for (const m of replay) this.handleLocal(m);
+  }
+
+  private handleLocal(m: ToWorker): void {
+    const s = this.local!;
+    if (m.type === "data") {
+      let from = 0;
+      for (const a of m.answers) {
+        const at = Math.max(from, Math.min(m.bytes.length, a.at));
+        s.write(m.bytes.subarray(from, at), 0);
+        from = at;
+        this.onReply(a.reply);
+      }
+      s.write(m.bytes.subarray(from), 0);
+    } else if (m.type === "resize") s.resize(m.cols, m.rows);
+    else if (m.type === "rows") {
+      this.waiting.get(m.id)?.(s.rows());
+      this.waiting.delete(m.id);
+    } else if (m.type === "close") {
+      s.dispose();
+      this.resolveClosed();
+    }
+  }
+
+  private send(m: ToWorker): void {
+    if (this.local) return this.handleLocal(m);
+    if (!this.ready) this.early.push(m);
+    this.worker!.postMessage(m);
+  }
+
+  write(bytes: Uint8Array, answers: { at: number; reply: Uint8Array }[]): void {
+    this.send({ type: "data", bytes, answers });
+  }
+
+  resize(cols: number, rows: number): void {
+    this.send({ type: "resize", cols, rows });
+  }
+
+  /** The screen after every byte sent so far. */
+  rows(): Promise<string[]> {
+    const id = this.nextId++;
+    return new Promise((r) => {
+      this.waiting.set(id, r);
+      this.send({ type: "rows", id });
+    });
+  }
+
+  /** Waits until everything sent was parsed (its last replies are delivered). */
+  async close(): Promise<void> {
+    this.send({ type: "close" });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.closed, new Promise((r) => (timer = setTimeout(r, 3000)))]);
+    clearTimeout(timer);
+    this.worker?.terminate();
+  }
+}

@@ -1,0 +1,54 @@
+// The headless recorder's emulated screen, in a worker: parsing every byte with
+// @xterm/headless is most of a recording's CPU time (line-feed-heavy output parses at
+// ~30 MB/s), and doing it on the thread that drains the pty would slow the program
+// being recorded. Replies (xterm's and our OSC 7501 answers) are posted back in stream
+// order, so "7501 reply before DA1 reply" still holds.
+
+import { Screen } from "../screen/screen.ts";
+
+export type ToWorker =
+  | { type: "init"; cols: number; rows: number }
+  | { type: "data"; bytes: Uint8Array; answers: { at: number; reply: Uint8Array }[] }
+  | { type: "resize"; cols: number; rows: number }
+  | { type: "rows"; id: number }
+  | { type: "close" };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "reply"; data: string | Uint8Array }
+  | { type: "rows"; id: number; rows: string[] }
+  | { type: "closed" };
+
+const post = (m: FromWorker) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
+let screen: Screen | null = null;
+
+(self as unknown as { onmessage: (e: { data: ToWorker }) => void }).onmessage = (e) => {
+  const m = e.data;
+  switch (m.type) {
+    case "init":
+      screen = new Screen(m.cols, m.rows, { onReply: (data) => post({ type: "reply", data }) });
+      post({ type: "ready" });
+      return;
+    case "data": {
+      let from = 0;
+      for (const a of m.answers) {
+        const at = Math.max(from, Math.min(m.bytes.length, a.at));
+        screen!.write(m.bytes.subarray(from, at), 0);
+        from = at;
+        post({ type: "reply", data: a.reply });
+      }
+      screen!.write(m.bytes.subarray(from), 0);
+      return;
+    }
+    case "resize":
+      screen!.resize(m.cols, m.rows);
+      return;
+    case "rows":
+      post({ type: "rows", id: m.id, rows: screen!.rows() });
+      return;
+    case "close":
+      screen?.dispose();
+      post({ type: "closed" });
+      (self as unknown as { close(): void }).close();
+  }
+};
