@@ -11,6 +11,8 @@ import * as redact from "./redact.ts";
 import * as info from "./info.ts";
 import * as demo from "./demo.ts";
 import * as record from "./record.ts";
+import * as report from "./report.ts";
+import * as sim from "./sim.ts";
 import * as detect from "./detect.ts";
 import * as explain from "./explain.ts";
 import * as screen from "./screen.ts";
@@ -20,4 +22,4 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
-export const COMMANDS: Command[] = [record, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, demo];
+export const COMMANDS: Command[] = [record, report, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, sim, demo];

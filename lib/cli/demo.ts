@@ -1,40 +1,91 @@
-// `pstlab demo`: the main workflow on a bundled capture, with no setup.
+// `pstlab demo`: the main job with no setup — the detector report on the bundled
+// capture of the simulated agent, then a short live session recorded here (the
+// simulated agent in a real PTY, driven by a simulated user) and its report.
 
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { type CommandSpec, out, parseFlags, UsageError } from "./common.ts";
-import * as info from "./info.ts";
-import * as scan from "./scan.ts";
-import * as status from "./status.ts";
+import { type CommandSpec, err, out, parseFlags, parseNumber, UsageError } from "./common.ts";
+import * as report from "./report.ts";
+import { runSession } from "../record/recorder.ts";
+import { headerFor, emitterName } from "../record/recorder.ts";
+import { openOutput, provenance } from "./output.ts";
+import { runBot } from "../sim/bot.ts";
+import { selfArgv } from "./self.ts";
 
 export const spec: CommandSpec = {
   name: "demo",
-  summary: "run the main workflow on a bundled capture (no setup needed)",
-  usage: "pstlab demo",
-  options: [],
-  examples: ["pstlab demo", "npm run demo"],
+  summary: "score the detectors on the bundled capture, then on a live simulated session",
+  usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE]",
+  options: [
+    "  --no-live           only the bundled capture",
+    "  --tasks N           tasks in the live session (default 3)",
+    "  --scale F           live session speed: durations × F (default 0.3)",
+    "  --seed N            seed for the agent and its simulated user (default 7)",
+    "  --record FILE       keep the live recording here (default: a temporary file)",
+    "  --format FORMAT     table (default) or markdown",
+  ],
+  notes: [
+    "The bundled capture fixtures/captures/fake-claude.cast was made with",
+    "  pstlab demo --record fixtures/captures/fake-claude.cast --tasks 30 --scale 1",
+  ],
+  examples: ["pstlab demo", "npm run demo", "pstlab demo --tasks 30 --scale 1 --record my-run.cast"],
 };
 
-export function fixturesDir(): string {
+export function fixturesDir(): string | null {
   const here = import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname);
   for (const cand of [path.resolve(here, "../../fixtures"), path.resolve(process.cwd(), "fixtures")]) {
     if (fs.existsSync(path.join(cand, "captures"))) return cand;
   }
-  throw new UsageError("demo: the bundled fixtures/ folder was not found (run it from a pstlab checkout)");
+  return null;
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, {}, { maxPositionals: 0 });
+  const p = parseFlags(argv, spec, {
+    "no-live": { type: "boolean" }, tasks: { type: "string" }, scale: { type: "string" }, seed: { type: "string" },
+    record: { type: "string" }, format: { type: "string" },
+  }, { maxPositionals: 0 });
   if (!p) return 0;
-  const cap = path.join(fixturesDir(), "captures", "deploy.cast");
-  const rel = path.relative(process.cwd(), cap);
-  out(`# A deploy script reporting its status with OSC 7501 (recorded with util-linux script).\n\n$ pstlab info ${rel}\n`);
-  await info.run([cap]);
-  out(`\n$ pstlab scan ${rel}\n`);
-  await scan.run([cap]);
-  out(`\n$ pstlab status ${rel} --at 1.0   # while eu-west waits for approval\n`);
-  await status.run([cap, "--at", "1.0"]);
-  out(`\n$ pstlab status ${rel}            # after the process exited: done survives\n`);
-  await status.run([cap]);
+  const v = p.values;
+  const fmt = v.format ?? "table";
+  if (fmt !== "table" && fmt !== "markdown") throw new UsageError("demo: --format is table or markdown");
+  const fx = fixturesDir();
+  const bundled = fx ? path.join(fx, "captures", "fake-claude.cast") : null;
+  if (!v.record && bundled && fs.existsSync(bundled)) {
+    const rel = path.relative(process.cwd(), bundled) || bundled;
+    out(`# 1. The bundled capture: a simulated Claude-like agent recorded by pstlab, truth from its labels.\n$ pstlab report ${rel}\n\n`);
+    await report.run([bundled, "--format", fmt]);
+    out("\n");
+  }
+  if (v["no-live"]) return 0;
+
+  const tasks = v.tasks ? parseNumber(v.tasks, "--tasks", 1, 1000) : 3;
+  const scale = v.scale ? parseNumber(v.scale, "--scale", 0.05, 10) : 0.3;
+  const seed = v.seed ? parseNumber(v.seed, "--seed", 0) : 7;
+  const dir = v.record ? null : fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-demo-"));
+  const file = v.record ?? path.join(dir!, "live.cast");
+  const argvSim = [...selfArgv(), "sim", "--seed", String(seed), "--tasks", String(tasks), "--scale", String(scale)];
+  out(`# ${bundled && !v.record ? "2" : "1"}. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${tasks === 1 ? "" : "s"}, durations × ${scale}); pstlab answers its OSC 7501 query.\n`);
+  const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"));
+  env.TERM = "xterm-256color";
+  const opts = { argv: argvSim, cols: 120, rows: 32, headless: true, captureInput: false, answer: true, env, forwardStdin: false, stdoutFd: null, timeout: 600 };
+  const header = headerFor(opts, {
+    title: "pstlab sim (simulated Claude-like agent)", envCapture: {},
+    provenance: provenance({ query_answered: true, emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`, truth: "labels-fifo (the agent's own state)" }),
+  });
+  header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}`;
+  void emitterName;
+  const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
+  const t0 = performance.now();
+  const r = await runSession({
+    ...opts,
+    driver: (host) => runBot(host, { seed, tasks, scale, log: (s) => err(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${s}\n`) }),
+  }, o.writer);
+  o.file.close();
+  err(`  recorded ${path.relative(process.cwd(), file) || file}: ${r.duration.toFixed(1)} s, ${r.reports} OSC 7501 reports, exit ${r.status}\n\n`);
+  out(`$ pstlab report ${v.record ? file : "<live.cast>"}\n\n`);
+  await report.run([file, "--format", fmt]);
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  else out(`\n(kept ${file}; try: pstlab report ${file} --format html -o report.html)\n`);
   return 0;
 }

@@ -56,8 +56,12 @@ export function recordVerdict(rec: StoredRecord | null): Verdict {
   return v(state, `record:${rec.id ?? "root"}:${rec.state}`, rec.msg, rec.kind);
 }
 
-function screenVerdict(m: Manifest, o: Observation, view?: RegionView): Verdict {
-  const e = evaluate(m, view ?? new RegionView(o));
+function screenEval(m: Manifest, o: Observation) {
+  return o.memo(`screen:${m.name}`, () => evaluate(m, new RegionView(o)));
+}
+
+function screenVerdict(m: Manifest, o: Observation): Verdict {
+  const e = screenEval(m, o);
   return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
 }
 
@@ -89,7 +93,7 @@ export class TailDetector implements Detector {
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     // The naive observer sees bytes only: no title, no OSC 9.
-    const e = evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }));
+    const e = o.memo(`tail:${this.manifest.name}`, () => evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null })));
     return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
   }
 }
@@ -101,7 +105,7 @@ export class TitleDetector implements Detector {
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    const e = evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" });
+    const e = o.memo(`title:${this.manifest.name}`, () => evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" }));
     return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
   }
 }
@@ -113,11 +117,13 @@ export class QuestionDetector implements Detector {
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    for (const row of o.rows()) {
-      const t = row.trimEnd();
-      if (t.endsWith("?")) return v("blocked", "line-ends-with-?", t.trim(), "question");
-    }
-    return v("idle", null);
+    return o.memo("question", () => {
+      for (const row of o.rows()) {
+        const t = row.trimEnd();
+        if (t.endsWith("?")) return v("blocked", "line-ends-with-?", t.trim(), "question");
+      }
+      return v("idle", null);
+    });
   }
 }
 
@@ -145,7 +151,7 @@ export class HashDetector implements Detector {
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    const now = o.rows().join("\n");
+    const now = o.memo("rows-text", () => o.rows().join("\n"));
     const prev = this.prev;
     this.prev = now;
     if (prev === null) return v("unknown", null);
@@ -203,7 +209,7 @@ export class HerdrDetector implements Detector {
     const isTick = Math.round((o.t - this.lastTick) * 1e6) >= Math.round(HerdrDetector.TICK * 1e6);
     if (!isTick && this.pendingSince === null) return this.published;
     if (isTick) this.lastTick = o.t;
-    const e = evaluate(this.manifest, new RegionView(o));
+    const e = screenEval(this.manifest, o);
     if (e.skip) return this.published;
     const raw = v(e.state, e.rule?.id ?? "default_known_agent_idle_fallback", e.evidence, e.kind);
     if (raw.state === "idle" && !e.visible && this.published.state === "working") {

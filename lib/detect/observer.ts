@@ -27,6 +27,12 @@ export interface Observation extends RegionSource {
   store: Store;
   /** Time of the last applied OSC 7501 / mapped OSC 9;4 report (-Infinity before any). */
   lastReportAt: number;
+  /**
+   * A value computed once per screen state: detectors sharing a manifest share its
+   * evaluation, and an unchanged screen is never evaluated twice (a 10 Hz spinner
+   * sampled at 50 ms changes every other sample).
+   */
+  memo<T>(key: string, fn: () => T): T;
 }
 
 export class Observer {
@@ -38,6 +44,8 @@ export class Observer {
   private exited = false;
   private lastReportAt = -Infinity;
   private tailCache: { version: number; rows: string[] } | null = null;
+  private memoStamp = "";
+  private memoMap = new Map<string, unknown>();
 
   constructor(header: Header, opts: { convertEol?: boolean } = {}) {
     this.screen = new Screen(header.cols, header.rows, { convertEol: opts.convertEol });
@@ -89,6 +97,18 @@ export class Observer {
       },
       store: this.tracker.store,
       lastReportAt: this.lastReportAt,
+      memo<T>(key: string, fn: () => T): T {
+        // Every write bumps the screen version (titles and OSC 9 arrive by writes too).
+        const stamp = `${screen.version}|${self.exited}`;
+        if (stamp !== self.memoStamp) {
+          self.memoStamp = stamp;
+          self.memoMap.clear();
+        }
+        if (self.memoMap.has(key)) return self.memoMap.get(key) as T;
+        const v = fn();
+        self.memoMap.set(key, v);
+        return v;
+      },
     };
   }
 

@@ -31,6 +31,8 @@ export interface SessionOptions {
   answer: boolean;
   env: Record<string, string>;
   script?: { steps: Step[]; file: string };
+  /** A programmatic driver (the demo's simulated user), run like a script. */
+  driver?: (host: DriverHost) => Promise<void>;
   /** Forward stdin to the child (headless: only when piped). */
   forwardStdin: boolean;
   /** Kill the child after this many seconds. */
@@ -39,6 +41,14 @@ export interface SessionOptions {
   stdoutFd: number | null;
   /** How long to wait for the pty's EOF after the child exited (grandchildren may hold it). */
   drainGraceMs?: number;
+}
+
+export interface DriverHost {
+  now(): number;
+  send(data: string): void;
+  exited(): boolean;
+  labels(): string[];
+  screenText(): Promise<string>;
 }
 
 export interface SessionResult {
@@ -93,7 +103,11 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   let reports = 0, queriesSeen = 0, queriesAnswered = 0;
   let interrupted: string | null = null;
 
-  const labels = new LabelChannel((label) => write({ t: now(), kind: "marker", label }));
+  const labelLog: string[] = [];
+  const labels = new LabelChannel((label) => {
+    labelLog.push(label);
+    write({ t: now(), kind: "marker", label });
+  });
   const env = { ...o.env, PSTLAB_LABELS: labels.path, PSTLAB_RECORDING: "1" };
 
   // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
@@ -250,6 +264,20 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     })
     : Promise.resolve();
 
+  const driverDone = o.driver
+    ? o.driver({
+      now,
+      send: (d) => {
+        const b = te.encode(d);
+        pty?.write(b);
+        if (o.captureInput) write({ t: now(), kind: "input", bytes: b });
+      },
+      exited: () => exited,
+      labels: () => labelLog,
+      screenText: async () => (screen ? (await screen.rows()).join("\n") : ""),
+    })
+    : Promise.resolve();
+
   let exit: PtyExit;
   let end = 0;
   try {
@@ -260,6 +288,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     await Promise.race([pty.drained, new Promise((r) => (graceTimer = setTimeout(r, grace)))]);
     clearTimeout(graceTimer); // a pending timer would keep the process alive
     await scriptDone;
+    await driverDone;
     end = now(); // before waiting for the screen worker to catch up
   } finally {
     clearInterval(labelTimer);

@@ -53,7 +53,10 @@ const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\)
 export function stripTail(bytes: Uint8Array): string {
   const text = new TextDecoder().decode(bytes).replace(ESCAPES, "");
   return text.split("\n").map((l) => {
-    const r = l.lastIndexOf("\r");
-    return r < 0 ? l : l.slice(r + 1);
+    // A line ending "\r\n" (or "\r\r\n": a program's "\r\n" through the tty's onlcr)
+    // keeps its text: the \r that ends it is not a redraw.
+    const body = l.replace(/\r+$/, "");
+    const r = body.lastIndexOf("\r");
+    return r < 0 ? body : body.slice(r + 1);
   }).join("\n");
 }

@@ -1,0 +1,161 @@
+// One self-contained HTML file: the tables, a swimlane timeline per capture (truth row
+// plus one row per detector, coloured by state, needs-you episodes marked) and an
+// embedded asciinema-player synchronised with a cursor on the timeline; clicking the
+// timeline seeks. Capture text is untrusted: everything from it is HTML-escaped, the
+// recording is embedded as inert JSON (`<` escaped, so `</script>` cannot end it), and
+// a Content-Security-Policy allows only our own scripts by hash, so no injected inline
+// handler (`<img onerror>`) could run even if escaping failed.
+
+import { createHash } from "node:crypto";
+import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
+import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
+import { COLUMNS, type Report, row, totals } from "./model.ts";
+import { openRecording } from "../recording/open.ts";
+import { AsciicastWriter } from "../recording/asciicast.ts";
+import type { FileResult } from "../../replay/analyze.ts";
+
+export const MAX_EMBED_BYTES = 64 << 20;
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "�");
+}
+
+/** JSON that is safe inside <script type="application/json">. */
+export function inertJson(v: unknown): string {
+  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };
+const X0 = 230, W = 1000, ROW = 20;
+
+async function castText(path: string): Promise<string | null> {
+  const rec = await openRecording(path);
+  const parts: string[] = [];
+  let size = 0;
+  const w = new AsciicastWriter({ write: (s) => { parts.push(s); size += s.length; } }, 3);
+  w.header({ ...rec.header, provenance: undefined, extra: undefined });
+  let last = 0;
+  for await (const e of rec.events) {
+    w.event(e);
+    last = e.t;
+    if (size > MAX_EMBED_BYTES) return null;
+  }
+  w.end(last);
+  return parts.join("");
+}
+
+function timeline(f: FileResult, id: string): string {
+  const dur = Math.max(f.duration, 1e-6);
+  const x = (t: number) => X0 + (Math.max(0, Math.min(t, dur)) / dur) * W;
+  const lanes: { name: string; segs: { a: number; b: number; state: string; ny: boolean; tip: string }[] }[] = [];
+  lanes.push({
+    name: `truth (${f.truth})`,
+    segs: [
+      ...(f.truthSegments.length && f.truthSegments[0].start > 0 ? [{ a: 0, b: f.truthSegments[0].start, state: "unlabeled", ny: false, tip: "unlabeled" }] : []),
+      ...f.truthSegments.map((s, i) => {
+        const b = i + 1 < f.truthSegments.length ? f.truthSegments[i + 1].start : dur;
+        return { a: s.start, b, state: s.state, ny: s.state === "blocked", tip: `${s.state}${s.kind ? ` (${s.kind})` : ""}` };
+      }),
+    ],
+  });
+  for (const tl of f.timelines) {
+    lanes.push({
+      name: tl.detector,
+      segs: tl.points.map((p, i) => {
+        const b = i + 1 < tl.points.length ? tl.points[i + 1].t : dur;
+        return { a: p.t, b, state: p.needsYou ? "blocked" : p.state, ny: p.needsYou, tip: `${p.needsYou ? "NEEDS YOU" : p.state}${p.rule ? ` — ${p.rule}` : ""}` };
+      }),
+    });
+  }
+  const height = lanes.length * ROW + 30;
+  const out: string[] = [`<svg class="timeline" id="${id}" viewBox="0 0 ${X0 + W + 10} ${height}" width="100%" role="img" aria-label="timeline">`];
+  lanes.forEach((lane, i) => {
+    const y = 4 + i * ROW;
+    out.push(`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${escapeHtml(lane.name)}</text>`);
+    for (const s of lane.segs) {
+      if (s.b <= s.a) continue;
+      const w = Math.max(0.5, x(s.b) - x(s.a));
+      out.push(`<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${COLORS[s.state] ?? "#ddd"}"${s.ny ? ' class="ny"' : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${escapeHtml(s.tip)}</title></rect>`);
+    }
+  });
+  const axisY = lanes.length * ROW + 8;
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => dur / s <= 12) ?? 1200;
+  for (let t = 0; t <= dur + 1e-9; t += step) out.push(`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${axisY + 14}" text-anchor="middle" class="axis">${t} s</text>`);
+  out.push(`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, "</svg>");
+  return out.join("");
+}
+
+const GLUE = `(function () {
+  var players = [];
+  document.querySelectorAll("[data-capture]").forEach(function (sec) {
+    var data = JSON.parse(document.getElementById(sec.getAttribute("data-capture")).textContent);
+    var svg = sec.querySelector("svg.timeline"), cursor = svg.querySelector(".cursor");
+    var el = sec.querySelector(".player");
+    var player = data.cast === null ? null : AsciinemaPlayer.create({ data: data.cast }, el, { fit: "width", terminalFontSize: "12px", preload: true });
+    players.push(player);
+    function at(t) { var x = data.x0 + Math.max(0, Math.min(1, t / data.duration)) * data.w; cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); }
+    svg.addEventListener("click", function (ev) {
+      var r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+      var x = (ev.clientX - r.left) * vb.width / r.width;
+      var t = Math.max(0, Math.min(data.duration, (x - data.x0) / data.w * data.duration));
+      sec.setAttribute("data-seek", t.toFixed(3));
+      if (player) player.seek(t);
+      at(t);
+    });
+    if (player) (function tick() {
+      Promise.resolve(player.getCurrentTime()).then(function (t) { if (typeof t === "number") { at(t); sec.setAttribute("data-time", t.toFixed(3)); } });
+      requestAnimationFrame(tick);
+    })();
+  });
+  window.__pstlabPlayers = players;
+})();`;
+
+const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1320px}
+h1{font-size:20px}h2{font-size:16px;margin-top:32px}table{border-collapse:collapse;margin:8px 0}
+th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left;font-family:ui-monospace,monospace}
+.timeline{cursor:pointer;margin:8px 0}.lane{font:11px ui-monospace,monospace;fill:#333}.axis{font:10px sans-serif;fill:#666}
+.grid{stroke:#eee}.cursor{stroke:#000;stroke-width:1.5}rect.ny{stroke:#a02020;stroke-width:.6}
+.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}.foot{color:#666;font-size:12px;margin-top:24px}`;
+
+function sha256b64(s: string): string {
+  return createHash("sha256").update(s, "utf8").digest("base64");
+}
+
+export async function renderHtml(r: Report): Promise<string> {
+  const t = totals(r);
+  const sections: string[] = [];
+  const dataBlocks: string[] = [];
+  for (let i = 0; i < r.files.length; i++) {
+    const f = r.files[i];
+    const cast = f.path === "-" ? null : await castText(f.path);
+    dataBlocks.push(`<script type="application/json" id="capture-${i}">${inertJson({ cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W })}</script>`);
+    sections.push(`<section data-capture="capture-${i}">
+<h2>${escapeHtml(f.path)}</h2>
+<p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${escapeHtml(f.truth)}${f.command ? ` · <code>${escapeHtml(f.command)}</code>` : ""}</p>
+${timeline(f, `timeline-${i}`)}
+<div class="player">${cast === null ? "<p>(recording too large or not a file: not embedded)</p>" : ""}</div>
+</section>`);
+  }
+  const table = (sums: Report["summaries"]) => `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${sums.map((s) => `<tr>${row(s).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
+  const scripts = [playerJs, GLUE];
+  const csp = `default-src 'none'; script-src ${scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")} 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
+  const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) => `<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`).join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<title>pstlab report — ${escapeHtml(r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`)}</title>
+<style>${playerCss}</style><style>${CSS}</style></head><body>
+<h1>pstlab report</h1>
+<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${t.duration.toFixed(1)} s, ${t.episodes} blocked episodes (truth: ${escapeHtml(r.truth)})</p>
+${table(r.summaries)}
+<p class="legend">${legend}</p>
+${sections.join("\n")}
+<p class="foot">pstlab ${escapeHtml(r.tool.version)} · OSC 7501 revision ${escapeHtml(r.spec.osc7501_revision)} · ${r.files.map((f) => `${escapeHtml(f.path)} sha256 ${f.sha256}`).join(" · ")}</p>
+${dataBlocks.join("\n")}
+<script>${playerJs}</script>
+<script>${GLUE}</script>
+</body></html>
+`;
+}

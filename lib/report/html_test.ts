@@ -1,0 +1,94 @@
+// The HTML report in headless Chromium (Debian's chromium + playwright-core; skipped
+// when either is absent): it renders, the player plays, clicking the timeline seeks,
+// and a capture carrying <script>/<img onerror> in its output, title, OSC 7501 msg,
+// markers and header runs no script.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cli } from "../cli/testcli.ts";
+import { tmpDir, writeTmp } from "../recording/testutil.ts";
+import { encodeBase64 } from "../osc7501/base64.ts";
+import { escapeHtml, inertJson } from "./html.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+let playwright: { chromium: { launch(o: unknown): Promise<any> } } | null = null;
+try {
+  playwright = await import("playwright-core");
+} catch { /* not installed */ }
+const skip = !hasChromium ? "Debian chromium is not installed" : !playwright ? "playwright-core is not installed" : false;
+
+const XSS = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">`;
+
+describe("escaping helpers", () => {
+  test("HTML escaping and inert JSON", () => {
+    assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    const j = inertJson({ s: "</script><script>alert(1)</script>\u2028" });
+    assert.ok(!j.includes("</script"));
+    assert.ok(!j.includes("<"));
+    assert.deepEqual(JSON.parse(j), { s: "</script><script>alert(1)</script>\u2028" });
+  });
+});
+
+describe("HTML report in headless Chromium", { skip }, () => {
+  test("renders, plays, seeks on click, and runs no script from the capture", async () => {
+    const dir = tmpDir("pstlab-html-");
+    const msg = encodeBase64(new TextEncoder().encode(XSS.slice(0, 60)));
+    const frames: unknown[][] = [
+      [0.1, "o", `\x1b]0;${XSS}\x07`], [0, "m", "truth:working"], [0.1, "o", `hello ${XSS}\r\n`],
+      [0.5, "m", `truth:blocked ${XSS}`], [0.05, "m", "truth:blocked:permission"],
+      [0.0, "o", `\x1b]7501;state=blocked:kind=permission:msg=${msg}\x1b\\Do you want to proceed?\r\n❯ 1. Yes\r\n`],
+    ];
+    for (let k = 0; k < 30; k++) frames.push([0.1, "o", `\rtick ${k} ${XSS}`]);
+    frames.push([0, "m", "truth:working"], [0.1, "o", `\x1b]7501;state=working\x1b\\\x1b[2J\x1b[Hdone\r\n`], [2, "x", "0"]);
+    const cast = writeTmp(dir, "evil<script>.cast", JSON.stringify({ version: 3, term: { cols: 80, rows: 24 }, command: XSS, title: XSS }) + "\n" + frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
+    const html = path.join(dir, "report.html");
+    const r = cli(["report", cast, "--format", "html", "-o", html, "--detectors", "protocol,screen:claude@50ms,question"]);
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(html, "utf8");
+    assert.ok(!/<img src=x onerror/.test(text), "raw capture markup must not appear in the page");
+
+    const browser = await playwright!.chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      const dialogs: string[] = [];
+      page.on("pageerror", (e: Error) => errors.push(e.message));
+      page.on("dialog", (d: { message(): string; dismiss(): Promise<void> }) => {
+        dialogs.push(d.message());
+        d.dismiss();
+      });
+      await page.goto("file://" + html);
+      await page.waitForFunction(() => (window as unknown as { __pstlabPlayers?: unknown[] }).__pstlabPlayers?.length === 1, null, { timeout: 10000 });
+      const time = () => page.evaluate(async () => await (window as unknown as { __pstlabPlayers: { getCurrentTime(): Promise<number> }[] }).__pstlabPlayers[0].getCurrentTime());
+      assert.equal(await page.locator("table tbody tr").count(), 3);
+      assert.equal(await page.locator("svg.timeline rect").count() > 5, true);
+      // Plays.
+      await page.evaluate(() => (window as unknown as { __pstlabPlayers: { play(): void }[] }).__pstlabPlayers[0].play());
+      await page.waitForTimeout(1200);
+      assert.ok((await time()) > 0.5, `player time ${await time()}`);
+      // Clicking 75 % along the timeline seeks there.
+      const box = await page.locator("svg.timeline").boundingBox();
+      const vb = await page.evaluate(() => { const s = document.querySelector("svg.timeline") as SVGSVGElement; return s.viewBox.baseVal.width; });
+      const x0 = 230, w = 1000;
+      await page.mouse.click(box.x + ((x0 + 0.75 * w) / vb) * box.width, box.y + 8);
+      await page.waitForTimeout(300);
+      const seek = Number(await page.locator("section[data-capture]").getAttribute("data-seek"));
+      const duration = 5.8;
+      assert.ok(Math.abs(seek - 0.75 * duration) < 0.3, `seek ${seek}`);
+      assert.ok(Math.abs((await time()) - seek) < 1, `player at ${await time()} after seek to ${seek}`);
+      // Nothing from the capture ran.
+      assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+      assert.deepEqual(dialogs, []);
+      assert.deepEqual(errors, []);
+      assert.ok((await page.content()).includes("&lt;script&gt;window.__pwned=1&lt;/script&gt;"));
+    } finally {
+      await browser.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

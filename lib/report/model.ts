@@ -1,0 +1,87 @@
+// One result model, many renderers (ecosystem.md §5.4): pooled per-detector summaries
+// plus per-file ones, the inputs, and the run's identity (tool, spec revision, truth).
+
+import type { FileResult } from "../../replay/analyze.ts";
+import { summarize, type Summary } from "../score/metrics.ts";
+import { SPEC_REVISION } from "../osc7501/limits.ts";
+import { VERSION } from "../version.ts";
+
+export interface Gate {
+  detectors: string[];
+  maxLatency?: number;
+  maxMissed?: number;
+  maxFalse?: number;
+}
+
+export interface GateResult {
+  detector: string;
+  failures: string[];
+}
+
+export interface Report {
+  tool: { name: string; version: string };
+  spec: { osc7501_revision: string };
+  truth: string;
+  files: FileResult[];
+  summaries: Summary[];
+  perFile: { path: string; summaries: Summary[] }[];
+  gates: GateResult[];
+  argv: string[];
+}
+
+export function buildReport(files: FileResult[], gate: Gate | null, argv: string[]): Report {
+  const names = files[0]?.scores.map((s) => s.detector) ?? [];
+  const summaries = names.map((n, i) => summarize(n, files.map((f) => f.scores[i])));
+  const perFile = files.map((f) => ({ path: f.path, summaries: f.scores.map((s) => summarize(s.detector, [s])) }));
+  const truths = [...new Set(files.map((f) => f.truth.startsWith("labels:") ? "labels" : f.truth))];
+  const gates: GateResult[] = [];
+  if (gate) {
+    for (const s of summaries) {
+      if (!gate.detectors.includes(s.detector)) continue;
+      const failures: string[] = [];
+      if (gate.maxMissed !== undefined && s.missed > gate.maxMissed) failures.push(`missed ${s.missed} > ${gate.maxMissed}`);
+      if (gate.maxLatency !== undefined && s.latency.max !== null && s.latency.max > gate.maxLatency + 1e-9) failures.push(`max latency ${s.latency.max.toFixed(3)} s > ${gate.maxLatency} s`);
+      const fa = s.falseAlarms.working.count + s.falseAlarms.idle.count;
+      if (gate.maxFalse !== undefined && fa > gate.maxFalse) failures.push(`false alarms ${fa} > ${gate.maxFalse}`);
+      gates.push({ detector: s.detector, failures });
+    }
+  }
+  return { tool: { name: "pstlab", version: VERSION }, spec: { osc7501_revision: SPEC_REVISION }, truth: truths.join(","), files, summaries, perFile, gates, argv };
+}
+
+// ---------------------------------------------------------------- shared formatting
+
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+export const round = (x: number | null) => (x === null ? null : r6(x));
+
+export function fmtLatency(x: number | null): string {
+  return x === null ? "–" : `${x.toFixed(2)} s`;
+}
+
+export function fmtLinger(x: number): string {
+  return x < 0.05 ? "0 s" : `${x.toFixed(1)} s`;
+}
+
+/** "0", "31 / 78 s", "0 / 231 s" — the reference table's style. */
+export function fmtFalse(f: { count: number; seconds: number }): string {
+  if (f.count === 0 && f.seconds < 0.5) return "0";
+  return `${f.count} / ${Math.round(f.seconds)} s`;
+}
+
+export function fmtMissed(s: Summary): string {
+  return `${s.missed} / ${s.episodes}`;
+}
+
+export const COLUMNS = ["Detector", "Median latency", "Max", "Missed", "Linger", "False, working", "False, idle"];
+
+export function row(s: Summary): string[] {
+  return [s.detector, fmtLatency(s.latency.median), fmtLatency(s.latency.max), fmtMissed(s), fmtLinger(s.linger.mean), fmtFalse(s.falseAlarms.working), fmtFalse(s.falseAlarms.idle)];
+}
+
+export function totals(r: Report): { duration: number; episodes: number; bytes: number } {
+  return {
+    duration: r.files.reduce((n, f) => n + f.duration, 0),
+    episodes: r.files.reduce((n, f) => n + f.blockedEpisodes, 0),
+    bytes: r.files.reduce((n, f) => n + f.outputBytes, 0),
+  };
+}

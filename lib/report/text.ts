@@ -1,0 +1,73 @@
+// Terminal table and markdown (for bug reports: it ends with what is needed to
+// reproduce it — fixture hash, pstlab version, spec revision, the command).
+
+import { alignRows, paint } from "../cli/common.ts";
+import { COLUMNS, type Report, row, totals } from "./model.ts";
+import type { Summary } from "../score/metrics.ts";
+
+const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
+
+function heading(r: Report): string {
+  const t = totals(r);
+  const files = r.files.length === 1 ? r.files[0].path : `${r.files.length} files`;
+  return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${r.truth})`;
+}
+
+export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolean; episodes?: boolean } = {}): string {
+  const out: string[] = [heading(r), ""];
+  const table = (sums: Summary[]) => {
+    const rows = sums.map((s) => row(s));
+    const lines = alignRows([COLUMNS, ...rows], RIGHT);
+    lines[0] = paint(!!opts.color, "1", lines[0]);
+    return lines;
+  };
+  out.push(...table(r.summaries));
+  if (opts.perFile && r.files.length > 1) {
+    for (const f of r.perFile) out.push("", `${f.path}:`, ...table(f.summaries));
+  }
+  if (opts.episodes) out.push("", ...episodeLines(r));
+  for (const g of r.gates) if (g.failures.length) out.push(paint(!!opts.color, "31", `FAIL ${g.detector}: ${g.failures.join("; ")}`));
+  out.push("", `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`);
+  return out.join("\n") + "\n";
+}
+
+export function episodeLines(r: Report): string[] {
+  const out: string[] = ["Episodes (truth blocked):"];
+  for (const f of r.files) {
+    f.scores[0]?.episodes.forEach((e, i) => {
+      out.push(`  ${r.files.length > 1 ? `${f.path} ` : ""}#${i + 1} ${e.start.toFixed(3)}–${e.end.toFixed(3)} s${e.kind ? ` (${e.kind})` : ""}`);
+      const rows = f.scores.map((s) => {
+        const ep = s.episodes[i];
+        return [`    ${s.detector}`, ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`, ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : ""];
+      });
+      out.push(...alignRows(rows));
+    });
+  }
+  return out;
+}
+
+const mdEscape = (s: string) => s.replace(/\|/g, "\\|").replace(/`/g, "'");
+
+export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: boolean } = {}): string {
+  const out: string[] = [`**${mdEscape(heading(r))}**`, ""];
+  const table = (sums: Summary[]) => {
+    out.push(`| ${COLUMNS.join(" | ")} |`, `|:---|${COLUMNS.slice(1).map(() => "---:").join("|")}|`);
+    for (const s of sums) {
+      const cells = row(s);
+      out.push(`| \`${mdEscape(cells[0])}\` | ${cells.slice(1).join(" | ")} |`);
+    }
+  };
+  table(r.summaries);
+  if (opts.perFile && r.files.length > 1) {
+    for (const f of r.perFile) {
+      out.push("", `\`${mdEscape(f.path)}\`:`, "");
+      table(f.summaries);
+    }
+  }
+  if (opts.episodes) out.push("", "```", ...episodeLines(r), "```");
+  for (const g of r.gates) if (g.failures.length) out.push("", `**FAIL** \`${g.detector}\`: ${g.failures.join("; ")}`);
+  out.push("");
+  const fixtures = r.files.map((f) => `\`${mdEscape(f.path)}\` sha256 \`${f.sha256.slice(0, 16)}…\``).join(", ");
+  out.push(`<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${mdEscape(r.truth)} · ${fixtures} · reproduce: \`pstlab ${r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`)).join(" ").replace(/\|/g, "\\|")}\`</sub>`);
+  return out.join("\n") + "\n";
+}

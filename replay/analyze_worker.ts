@@ -1,0 +1,15 @@
+// Runs analyzeFile for `pstlab report --jobs N`, one capture per message.
+import { analyzeFile, type AnalyzeOptions } from "./analyze.ts";
+
+type In = { id: number; path: string; opts: AnalyzeOptions };
+const post = (m: unknown) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
+
+(self as unknown as { onmessage: (e: { data: In }) => void }).onmessage = async (e) => {
+  const { id, path, opts } = e.data;
+  try {
+    const result = await analyzeFile(path, opts, (t) => post({ id, progress: t }));
+    post({ id, result });
+  } catch (err) {
+    post({ id, error: { message: (err as Error).message, name: (err as Error).constructor?.name, file: (err as { file?: string }).file, line: (err as { line?: number }).line } });
+  }
+};
