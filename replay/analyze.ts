@@ -58,6 +58,8 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const names = [...opts.detectors];
   const truthDetector = !["auto", "markers", "labels"].includes(opts.truth) ? opts.truth : null;
   if (truthDetector && !names.includes(truthDetector)) names.push(truthDetector);
+  // "auto" falls back to the program's own reports when there are no truth markers.
+  if (opts.truth === "auto" && !names.includes("protocol")) names.push("protocol");
   let detectors: Detector[];
   try {
     detectors = names.map((n) => createDetector(n, resolveManifest));

@@ -13,6 +13,7 @@ import * as demo from "./demo.ts";
 import * as record from "./record.ts";
 import * as report from "./report.ts";
 import * as sim from "./sim.ts";
+import * as play from "./play.ts";
 import * as detect from "./detect.ts";
 import * as explain from "./explain.ts";
 import * as screen from "./screen.ts";
@@ -22,4 +23,4 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
-export const COMMANDS: Command[] = [record, report, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, sim, demo];
+export const COMMANDS: Command[] = [record, play, report, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, sim, demo];

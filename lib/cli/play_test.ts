@@ -1,0 +1,90 @@
+// `pstlab play`: real-time speed (a 10 s capture at --speed 4 takes 2.5 s ± 5 %), and
+// the side-by-side panel under tmux (skipped when tmux is absent).
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { MAIN, runtimeArgv } from "./testcli.ts";
+import { tmpDir, which, writeTmp } from "../recording/testutil.ts";
+import { keyFor, Player } from "../../replay/player.ts";
+import { fromArray, type Event } from "../recording/model.ts";
+
+const dir = tmpDir("pstlab-play-");
+const ten = writeTmp(dir, "ten.cast", '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2.5,"o","a\\r\\n"]\n[2.5,"m","truth:blocked"]\n[2.5,"o","b\\r\\n"]\n[2.5,"o","end\\r\\n"]\n');
+
+describe("play timing", () => {
+  test("a 10 s capture at --speed 4 takes 2.5 s ± 5 % (first byte to last)", async () => {
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "play", ten, "--speed", "4"], { stdio: ["ignore", "pipe", "pipe"] });
+    let first = 0, last = 0, text = "";
+    child.stdout.on("data", (d: Uint8Array) => {
+      const now = performance.now();
+      if (!first) first = now;
+      text += new TextDecoder().decode(d);
+      if (text.includes("end")) last = now;
+    });
+    await new Promise((r) => child.on("exit", r));
+    const took = (last - first) / 1000;
+    assert.equal(text, "start\r\na\r\nb\r\nend\r\n");
+    assert.ok(Math.abs(took - 2.5) <= 0.125, `took ${took.toFixed(3)} s`);
+  });
+  test("the player's keys: pause, step, next marker, speed, quit", async () => {
+    assert.deepEqual([" ", ".", "]", "+", "-", "q", "\x03", "x"].map(keyFor), ["pause", "step", "marker", "faster", "slower", "quit", "quit", null]);
+    const seen: number[] = [];
+    const evs: Event[] = [0, 100, 200, 300].map((t) => ({ t, kind: "output", bytes: new Uint8Array([65]) }));
+    evs.splice(2, 0, { t: 150, kind: "marker", label: "m" });
+    const p = new Player({ speed: 1, pauseOnMarkers: true, onEvent: (e) => seen.push(e.t) });
+    const done = p.play(fromArray(evs));
+    await new Promise((r) => setTimeout(r, 50));
+    p.key("marker"); // jump to the marker at 150 s: everything before it at once, then pause there
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(seen, [0, 100, 150]);
+    assert.equal(p.state.paused, true);
+    p.key("step");
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(seen, [0, 100, 150, 200]);
+    p.key("faster");
+    assert.equal(p.state.speed, 2);
+    p.key("quit");
+    await done;
+    assert.deepEqual(seen, [0, 100, 150, 200]);
+  });
+});
+
+describe("side by side, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("the panel shows truth, OSC 7501 records and each detector's verdict as it plays", async () => {
+    const cast = writeTmp(dir, "sbs.cast", [
+      '{"version":3,"term":{"cols":80,"rows":20}}',
+      '[0,"m","truth:working"]', '[0,"o","\\u001b]7501;state=working:app=claude-code\\u001b\\\\working on it · esc to interrupt\\r\\n"]',
+      '[1,"m","truth:blocked:permission"]', '[0,"o","\\u001b]7501;state=blocked:kind=permission:msg=UnVuIHRlc3RzPw==\\u001b\\\\Do you want to proceed?\\r\\n❯ 1. Yes\\r\\n"]',
+      '[30,"o","later\\r\\n"]',
+    ].join("\n") + "\n");
+    const sock = path.join(dir, "tmux.sock");
+    const [cmd, ...pre] = runtimeArgv();
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    tm("new-session", "-d", "-s", "p", "-x", "170", "-y", "40", `NO_COLOR=1 ${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} play '${cast}' --side-by-side --detectors 'protocol,screen:claude@50ms,quiet>=1s'; sleep 30`);
+    try {
+      let pane = "";
+      const deadline = Date.now() + 15000;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        pane = tm("capture-pane", "-p", "-t", "p").stdout;
+        if (/truth +blocked \(permission\)/.test(pane) && /● screen:claude@50ms +NEEDS YOU/.test(pane)) break;
+      }
+      assert.match(pane, /Do you want to proceed\?/); // the recording, on the left
+      assert.match(pane, /truth +blocked \(permission\)/);
+      assert.match(pane, /osc 7501 +root blocked permission "Run tests\?"/);
+      assert.match(pane, /● protocol +NEEDS YOU/);
+      assert.match(pane, /● screen:claude@50ms +NEEDS YOU permission_prompt/);
+      assert.match(pane, /pstlab play +[0-9.]+ \/ 31\.0 s/);
+      tm("send-keys", "-t", "p", "q");
+      await new Promise((r) => setTimeout(r, 800));
+      assert.doesNotMatch(tm("capture-pane", "-p", "-t", "p").stdout, /pstlab play/); // left the alternate screen
+    } finally {
+      tm("kill-server");
+    }
+  });
+});
+
+test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));

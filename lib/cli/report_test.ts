@@ -1,0 +1,156 @@
+// `pstlab report` end to end: known answers on a hand-built capture, every format,
+// determinism (byte-identical runs, whatever --jobs), truth sources and CI gates.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cli } from "./testcli.ts";
+import { tmpDir, writeTmp } from "../recording/testutil.ts";
+
+const dir = tmpDir("pstlab-report-");
+const HEAD = '{"version":3,"term":{"cols":80,"rows":24}}';
+// working 0–2 s (spinner), blocked 2–5 s (a prompt, reported by OSC 7501 too), working
+// 5–7 s, idle from 7 s; the prompt is placed with CSI n G and erased at 5 s.
+function capture(shift = 0): string {
+  const ev: unknown[][] = [[0, "m", "truth:working"], [0, "o", "\u001b]7501;state=working\u001b\\"]];
+  let last = 0;
+  const at = (t: number, code: string, data: string) => {
+    ev.push([Math.round((t + shift - last) * 1000) / 1000, code, data]);
+    last = t + shift;
+  };
+  last = 0;
+  for (let k = 1; k < 20; k++) at(k * 0.1, "o", `\r\u001b[2K✢ Working… (${k}s · esc to interrupt)`);
+  at(2, "m", "truth:blocked:permission");
+  at(2, "o", "\u001b]7501;state=blocked:kind=permission\u001b\\\r\n\u001b[2GDo\u001b[5Gyou\u001b[9Gwant\u001b[14Gto\u001b[17Gproceed?\r\n❯ 1. Yes\r\n");
+  at(5, "m", "truth:working");
+  at(5, "o", "\u001b]7501;state=working\u001b\\\u001b[3A\u001b[J");
+  for (let k = 51; k < 70; k++) at(k * 0.1, "o", `\r\u001b[2K✢ Working… (${k}s · esc to interrupt)`);
+  at(7, "m", "truth:idle");
+  at(7, "o", "\u001b]7501;state=idle\u001b\\\r\u001b[2K? for shortcuts");
+  at(12, "x", "0");
+  return [HEAD, ...ev.map((e) => JSON.stringify(e))].join("\n") + "\n";
+}
+const cap = writeTmp(dir, "known.cast", capture());
+const cap2 = writeTmp(dir, "known2.cast", capture(0.02));
+const DET = "protocol,screen:claude@50ms,screen:claude@700ms,quiet>=1s,question";
+const json = (args: string[]) => {
+  const r = cli(["report", ...args, "--format", "json"]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+
+describe("report: known answers", () => {
+  test("latency, missed, linger, false alarms per detector", () => {
+    const j = json([cap, "--detectors", DET]);
+    assert.equal(j.schema, 1);
+    assert.equal(j.truth, "markers");
+    assert.deepEqual(j.inputs.map((i: { blocked_episodes: number; duration_s: number }) => [i.blocked_episodes, i.duration_s]), [[1, 12]]);
+    const d = Object.fromEntries(j.detectors.map((x: { name: string }) => [x.name, x]));
+    assert.deepEqual(Object.keys(d), DET.split(","));
+    assert.deepEqual(d.protocol.latency_s, { median: 0, p95: 0, max: 0, mean: 0 });
+    assert.equal(d.protocol.missed, 0);
+    assert.equal(d.protocol.linger_s, 0);
+    assert.deepEqual(d["screen:claude@50ms"].latency_s.max, 0); // the sample at 2.00 s sees the prompt
+    assert.equal(d["screen:claude@700ms"].latency_s.max, 0.1); // next sweep at 2.1 s
+    assert.equal(d["screen:claude@700ms"].linger_s, 0.6); // erased at 5 s, next sweep at 5.6 s
+    assert.equal(d["quiet>=1s"].latency_s.max, 1); // silent from 2 s
+    assert.deepEqual(d["quiet>=1s"].false_alarms.idle, { count: 1, seconds: 4 }); // 8 s → 12 s
+    assert.deepEqual(d["quiet>=1s"].false_alarms.working, { count: 0, seconds: 0 });
+    assert.equal(d.question.latency_s.max, 0);
+    assert.equal(d.question.linger_s, 0);
+    assert.ok(d.protocol.confusion_s.blocked.blocked > 2.9);
+  });
+  test("the text table has the reference table's columns", () => {
+    const r = cli(["report", cap, "--detectors", DET]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Detector +Median latency +Max +Missed +Linger +False, working +False, idle/);
+    assert.match(r.stdout, /quiet>=1s +1\.00 s +1\.00 s +0 \/ 1 +0 s +0 +1 \/ 4 s/);
+    assert.match(r.stdout, /screen:claude@700ms +0\.10 s +0\.10 s +0 \/ 1 +0\.6 s/);
+  });
+  test("--episodes lists every episode with each detector's detection time", () => {
+    const r = cli(["report", cap, "--detectors", DET, "--episodes"]);
+    assert.match(r.stdout, /#1 2\.000–5\.000 s \(permission\)/);
+    assert.match(r.stdout, /screen:claude@700ms +\+0\.100 s +linger 0\.60 s/);
+  });
+});
+
+describe("report: formats", () => {
+  test("markdown ends with what reproduces it", () => {
+    const r = cli(["report", cap, "--detectors", DET, "--format", "markdown"]);
+    assert.match(r.stdout, /\| Detector \| Median latency \| Max \| Missed \| Linger \| False, working \| False, idle \|\n\|:---\|---:\|/);
+    assert.match(r.stdout, /\| `quiet>=1s` \| 1\.00 s \|/);
+    assert.match(r.stdout, /pstlab 0\.1\.0 · OSC 7501 revision 0\.4 · truth: markers · .*known\.cast` sha256 `[0-9a-f]{16}…` · reproduce: `pstlab report /);
+  });
+  test("csv and junit", () => {
+    const csv = cli(["report", cap, "--detectors", DET, "--format", "csv"]).stdout.trim().split("\n");
+    assert.equal(csv[0], "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s");
+    assert.equal(csv.length, 6);
+    const xml = cli(["report", cap, "--detectors", DET, "--format", "junit"]).stdout;
+    assert.match(xml, /<testsuites name="pstlab report" tests="5" failures="0">/);
+    assert.equal((xml.match(/<testcase /g) ?? []).length, 5);
+  });
+  test("-o infers the format from the extension", () => {
+    const out = path.join(dir, "r.json");
+    assert.equal(cli(["report", cap, "--detectors", "protocol", "-o", out]).code, 0);
+    assert.equal(JSON.parse(fs.readFileSync(out, "utf8")).schema, 1);
+  });
+});
+
+describe("report: determinism and aggregation", () => {
+  test("two runs give byte-identical output; --jobs does not change it", () => {
+    const a = cli(["report", cap, cap2, "--detectors", DET, "--format", "json", "--jobs", "1"]);
+    const b = cli(["report", cap, cap2, "--detectors", DET, "--format", "json", "--jobs", "1"]);
+    const c = cli(["report", cap, cap2, "--detectors", DET, "--format", "json", "--jobs", "2"]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(c.code, 0, c.stderr);
+    assert.equal(a.stdout, b.stdout);
+    assert.equal(a.stdout, c.stdout);
+    assert.match(c.stderr, /analysed 2 files/);
+  });
+  test("episodes are pooled over files; per-input rows are kept", () => {
+    const j = JSON.parse(cli(["report", cap, cap2, "--detectors", DET, "--format", "json"]).stdout);
+    const p = j.detectors.find((d: { name: string }) => d.name === "screen:claude@700ms");
+    assert.equal(p.episodes, 2);
+    assert.equal(p.per_input.length, 2);
+    assert.deepEqual(p.per_input.map((x: { episodes: number }) => x.episodes), [1, 1]);
+  });
+});
+
+describe("report: truth sources and gates", () => {
+  test("a labels file labels a capture without editing it", () => {
+    const bare = writeTmp(dir, "bare.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
+    const labels = writeTmp(dir, "truth.tsv", "0\tworking\n2\tblocked\tpermission\n5\tworking\n7\tidle\n");
+    const j = json([bare, "--labels", labels, "--detectors", DET]);
+    assert.match(j.truth, /^labels/);
+    assert.equal(j.inputs[0].blocked_episodes, 1);
+    const bad = writeTmp(dir, "bad.tsv", "0\tworking\nx\tidle\n");
+    const r = cli(["report", bare, "--labels", bad]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.tsv:2: expected "seconds<TAB>state/);
+  });
+  test("a detector as the truth compares two detectors directly", () => {
+    const j = json([cap, "--truth", "protocol", "--detectors", "screen:claude@700ms"]);
+    assert.equal(j.truth, "detector:protocol");
+    assert.equal(j.detectors.length, 1);
+    assert.equal(j.detectors[0].latency_s.max, 0.1);
+  });
+  test("without truth markers the protocol's reports are the truth", () => {
+    const bare = writeTmp(dir, "bare2.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
+    assert.equal(json([bare, "--detectors", "screen:claude@50ms"]).truth, "detector:protocol");
+  });
+  test("--max-* gates fail with exit 1 (and a JUnit failure)", () => {
+    const ok = cli(["report", cap, "--detectors", DET, "--gate", "protocol", "--max-missed", "0", "--max-latency", "0.05"]);
+    assert.equal(ok.code, 0, ok.stderr);
+    const bad = cli(["report", cap, "--detectors", DET, "--gate", "screen:claude@700ms", "--max-latency", "0.05", "--format", "junit"]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /<failure message="max latency 0\.100 s &gt; 0\.05 s"\/>/);
+    assert.match(bad.stderr, /screen:claude@700ms: max latency/);
+  });
+  test("bad detectors and formats are usage errors", () => {
+    assert.equal(cli(["report", cap, "--detectors", "nope"]).code, 2);
+    assert.equal(cli(["report", cap, "--format", "pdf"]).code, 2);
+    assert.equal(cli(["report", cap, "--manifest", "nosuch"]).code, 2);
+  });
+});
+
+test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
