@@ -68,7 +68,8 @@ export async function run(argv: string[]): Promise<number> {
   out(`# ${bundled && !v.record ? "2" : "1"}. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${tasks === 1 ? "" : "s"}, durations × ${scale}); pstlab answers its OSC 7501 query.\n`);
   const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"));
   env.TERM = "xterm-256color";
-  const opts = { argv: argvSim, cols: 120, rows: 32, headless: true, captureInput: false, answer: true, env, forwardStdin: false, stdoutFd: null, timeout: 600 };
+  // A generous cap: a task takes ~25 s at scale 1; a stuck session must still end.
+  const opts = { argv: argvSim, cols: 120, rows: 32, headless: true, captureInput: false, answer: true, env, forwardStdin: false, stdoutFd: null, timeout: Math.max(120, tasks * 60 * scale + 120) };
   const header = headerFor(opts, {
     title: "pstlab sim (simulated Claude-like agent)", envCapture: {},
     provenance: provenance({ query_answered: true, emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`, truth: "labels-fifo (the agent's own state)" }),

@@ -11,7 +11,7 @@ export const spec: CommandSpec = {
     "  --seed N            random seed (default 7)",
     "  --tasks N           tasks before it accepts /exit (default 30)",
     "  --scale F           multiply every duration (0.25 = four times faster; default 1)",
-    "  --prompt-rate P     chance of a permission prompt per task (default 0.85)",
+    "  --prompt-rate P     chance of a permission prompt per task (default 0.9)",
     "  --always-report     emit OSC 7501 even when the terminal does not answer the query",
   ],
   notes: [
@@ -29,7 +29,7 @@ export async function run(argv: string[]): Promise<number> {
     seed: v.seed ? parseNumber(v.seed, "--seed", 0) : 7,
     tasks: v.tasks ? parseNumber(v.tasks, "--tasks", 0, 10000) : 30,
     scale: v.scale ? parseNumber(v.scale, "--scale", 0.001, 100) : 1,
-    promptRate: v["prompt-rate"] ? parseNumber(v["prompt-rate"], "--prompt-rate", 0, 1) : 0.85,
+    promptRate: v["prompt-rate"] ? parseNumber(v["prompt-rate"], "--prompt-rate", 0, 1) : 0.9,
     alwaysReport: !!v["always-report"],
   });
   const stdin = process.stdin as unknown as { setRawMode?: (b: boolean) => void; isTTY?: boolean };

@@ -188,7 +188,7 @@ export function loadManifest(text: string, name: string, file: string): Manifest
     if (typeof state !== "string" || !DET_STATES.has(state)) b.fail(where, `state must be idle, working, blocked or unknown (got ${JSON.stringify(state)})`);
     const regionText = raw.region === undefined ? "whole_recent" : raw.region;
     const region = typeof regionText === "string" ? parseRegion(regionText) : null;
-    if (!region) b.fail(where, `unknown region ${JSON.stringify(regionText)}`);
+    if (!region) return b.fail(where, `unknown region ${JSON.stringify(regionText)}`);
     if (style === "herdr") {
       for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
       const prio = raw.priority ?? 0;

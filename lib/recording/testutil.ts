@@ -14,7 +14,7 @@ export function writeTmp(dir: string, name: string, data: string | Uint8Array): 
 }
 
 /** Where other people's captures live; tests skip cleanly when absent. */
-export const SHARED = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "../../../shared");
+export const SHARED = process.env.PSTLAB_SHARED ?? path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "../../../shared");
 export const hasShared = fs.existsSync(path.join(SHARED, "captures"));
 
 export function which(cmd: string): string | null {

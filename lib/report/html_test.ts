@@ -73,7 +73,7 @@ describe("HTML report in headless Chromium", { skip }, () => {
       assert.ok((await time()) > 0.5, `player time ${await time()}`);
       // Clicking 75 % along the timeline seeks there.
       const box = await page.locator("svg.timeline").boundingBox();
-      const vb = await page.evaluate(() => { const s = document.querySelector("svg.timeline") as SVGSVGElement; return s.viewBox.baseVal.width; });
+      const vb = await page.evaluate(() => { const s = (globalThis as any).document.querySelector("svg.timeline"); return s.viewBox.baseVal.width as number; });
       const x0 = 230, w = 1000;
       await page.mouse.click(box.x + ((x0 + 0.75 * w) / vb) * box.width, box.y + 8);
       await page.waitForTimeout(300);

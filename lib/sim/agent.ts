@@ -150,7 +150,7 @@ export async function runAgent(o: AgentOptions): Promise<number> {
     transcript([`\x1b[2m> ${text}\x1b[0m`, ""]);
     const verb = pick(r, VERBS);
     await spin(between(r, 1, 3), verb, started);
-    const steps = 1 + Math.floor(r() * 3);
+    const steps = 1 + Math.floor(r() * 2);
     const promptAt = r() < o.promptRate ? Math.floor(r() * steps) : -1;
     for (let s = 0; s < steps; s++) {
       const [tool, arg] = pick(r, TOOLS);

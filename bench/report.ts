@@ -1,0 +1,57 @@
+// Issue 6: `report` with the default detector set — on the bundled demo capture (×real
+// time; goal ≥ 1,000×) and on a 50 MB synthetic capture (MB/s and ×real time), next to
+// a baseline run in the same process: reading the capture and feeding the screen only.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { analyzeFile } from "../replay/analyze.ts";
+import { defaultDetectorNames } from "../lib/detect/detectors.ts";
+import { openRecording } from "../lib/recording/open.ts";
+import { Screen } from "../lib/screen/screen.ts";
+import { AsciicastWriter } from "../lib/recording/asciicast.ts";
+import { OutputFile } from "../lib/recording/sink.ts";
+import { rng, synthChunks } from "./synth.ts";
+
+const here = import.meta.dirname ?? ".";
+const demo = path.resolve(here, "../fixtures/captures/fake-claude.cast");
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-reportbench-"));
+const synth = path.join(dir, "synth50.cast");
+{
+  const o = OutputFile.open(synth, { overwrite: true });
+  const w = new AsciicastWriter(o, 3);
+  w.header({ cols: 120, rows: 32 });
+  const r = rng(9);
+  let t = 0, k = 0;
+  for (const c of synthChunks(50e6 / 1.2, 0.01, 9)) {
+    t += r() * 0.02;
+    if (k++ % 400 === 0) w.event({ t, kind: "marker", label: k % 800 === 1 ? "truth:working" : "truth:blocked" });
+    w.event({ t, kind: "output", bytes: c });
+  }
+  w.end(t);
+  o.close();
+}
+
+async function baseline(file: string): Promise<number> {
+  const t0 = performance.now();
+  const rec = await openRecording(file);
+  const s = new Screen(rec.header.cols, rec.header.rows);
+  for await (const e of rec.events) if (e.kind === "output") s.write(e.bytes, e.t);
+  s.dispose();
+  return (performance.now() - t0) / 1000;
+}
+
+console.log("| capture | size | capture time | read + screen (baseline) | report, default detectors | MB/s | × real time |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const [label, file] of [["bundled demo (fake-claude.cast)", demo], ["synthetic 50 MB", synth]] as const) {
+  if (!fs.existsSync(file)) {
+    console.log(`| ${label} | (missing) | | | | | |`);
+    continue;
+  }
+  const size = fs.statSync(file).size;
+  const base = await baseline(file);
+  const t0 = performance.now();
+  const r = await analyzeFile(file, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} });
+  const sec = (performance.now() - t0) / 1000;
+  console.log(`| ${label} | ${(size / 1e6).toFixed(1)} MB | ${r.duration.toFixed(0)} s | ${base.toFixed(2)} s | ${sec.toFixed(2)} s | ${(size / 1e6 / sec).toFixed(1)} | ${(r.duration / sec).toFixed(0)}× |`);
+}
+fs.rmSync(dir, { recursive: true, force: true });
