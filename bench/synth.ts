@@ -2,16 +2,8 @@
 // movement, spinner redraws with \r, box drawing and CJK, and OSC 7501 reports making up
 // about `reportShare` of the bytes (plus OSC 133 / 9;4 now and then).
 
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../lib/sim/rng.ts";
+export { rng };
 
 const te = new TextEncoder();
 const WORDS = ["compiling", "crate", "serde", "tokio", "warning:", "unused", "variable", "fn", "main", "→", "└──", "中文", "✓", "done", "src/lib.rs:42:7", "error[E0308]"];

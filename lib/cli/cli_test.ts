@@ -32,7 +32,7 @@ describe("CLI conventions", () => {
       const r = cli([c.spec.name, "--help"]);
       assert.equal(r.code, 0, c.spec.name);
       assert.match(r.stdout, /Usage: pstlab /, c.spec.name);
-      assert.match(r.stdout, /Examples:\n  pstlab /, c.spec.name);
+      assert.match(r.stdout, /Examples:\n {2}pstlab /, c.spec.name);
       assert.equal(cli(["help", c.spec.name]).stdout, r.stdout);
     }
   });

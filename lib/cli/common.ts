@@ -128,7 +128,6 @@ export function paint(on: boolean, code: string, s: string): string {
 
 /** Text from a capture, safe to print on a terminal: controls made visible. */
 export function visible(s: string): string {
-  // deno-lint-ignore no-control-regex
   return s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => {
     if (c === "\x1b") return "\\e";
     if (c === "\x07") return "\\a";
@@ -138,7 +137,6 @@ export function visible(s: string): string {
 
 /** Spec §7: before showing text outside the grid, remove bidi overrides and invisible formatting. */
 export function disarm(s: string): string {
-  // deno-lint-ignore no-misleading-character-class
   return visible(s.replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, ""));
 }
 
@@ -178,7 +176,6 @@ export function round6(t: number): number {
 
 /** Columns padded to their widest cell (cells may contain colour codes). */
 export function alignRows(rows: string[][], rightAlign: Set<number> = new Set()): string[] {
-  // deno-lint-ignore no-control-regex
   const w = (s: string) => [...s.replace(/\x1b\[[0-9;]*m/g, "")].length;
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, w(c))));

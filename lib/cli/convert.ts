@@ -2,7 +2,7 @@
 
 import { type CommandSpec, parseFlags, UsageError } from "./common.ts";
 import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize } from "./output.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { sameFile } from "../recording/sink.ts";
 
 export const spec: CommandSpec = {
@@ -32,16 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   const rec = await openInput(inPath, p.values);
   const header = { ...rec.header, provenance: rec.header.provenance ?? provenance({ query_answered: null, converted_from: rec.format }) };
   const o = openOutput(outPath, header, p.values);
-  let last = 0;
-  try {
-    for await (const e of rec.events) {
-      last = e.t;
-      o.writer.event(e);
-    }
-    o.writer.end(last);
-  } finally {
-    o.file.close();
-  }
+  await writeAll(o, rec.events);
   printWarnings(rec);
   summarize(outPath, o);
   return 0;

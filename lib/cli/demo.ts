@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { type CommandSpec, err, out, parseFlags, parseNumber, UsageError } from "./common.ts";
 import * as report from "./report.ts";
 import { runSession } from "../record/recorder.ts";
-import { headerFor, emitterName } from "../record/recorder.ts";
+import { headerFor } from "../record/recorder.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
 import { selfArgv } from "./self.ts";
@@ -75,7 +75,6 @@ export async function run(argv: string[]): Promise<number> {
     provenance: provenance({ query_answered: true, emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`, truth: "labels-fifo (the agent's own state)" }),
   });
   header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}`;
-  void emitterName;
   const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
   const t0 = performance.now();
   const r = await runSession({

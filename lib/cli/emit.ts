@@ -32,7 +32,11 @@ export const spec: CommandSpec = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
+export function run(argv: string[]): Promise<number> {
+  return Promise.resolve(runSync(argv));
+}
+
+function runSync(argv: string[]): number {
   const p = parseFlags(argv, spec, {
     id: { type: "string" }, app: { type: "string" }, kind: { type: "string" }, progress: { type: "string" },
     title: { type: "string" }, bel: { type: "boolean" }, tmux: { type: "boolean" }, osc94: { type: "boolean" },
@@ -60,8 +64,8 @@ export async function run(argv: string[]): Promise<number> {
   let s = new TextDecoder().decode(r.bytes);
   if (v.osc94) {
     if (v.id) throw new UsageError("emit: --osc94 mirrors the root record only (no --id)");
-    const mirror = `\x1b]9;${osc94Mirror(state, progress)}${terminator === "st" ? "\x1b\\" : "\x07"}`;
-    s += mirror;
+    const mirror = new TextEncoder().encode(`\x1b]9;${osc94Mirror(state, progress)}${terminator === "st" ? "\x1b\\" : "\x07"}`);
+    s += new TextDecoder().decode(v.tmux ? wrapTmux(mirror) : mirror);
   }
   out(s);
   return 0;

@@ -2,7 +2,7 @@
 
 import { OutputFile } from "../recording/sink.ts";
 import { createWriter, formatFromPath, type OutFormat, type RecordingWriter } from "../recording/writer.ts";
-import type { Header, Provenance } from "../recording/model.ts";
+import type { Event, Header, Provenance } from "../recording/model.ts";
 import { FIXTURE_SCHEMA } from "../recording/model.ts";
 import { err, UsageError } from "./common.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
@@ -45,6 +45,21 @@ export function openOutput(path: string, header: Header, v: Record<string, unkno
   const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
   const writer = createWriter(format, file, header, { precision: precision as "ms" | "us" | undefined }, opts.header ?? true);
   return { file, writer, format };
+}
+
+/** Writes every event, ends the stream and closes the file (also on error). */
+export async function writeAll(o: Output, events: AsyncIterable<Event>, map: (e: Event) => Iterable<Event> = (e) => [e], flush: () => Iterable<Event> = () => []): Promise<void> {
+  let last = 0;
+  try {
+    for await (const e of events) {
+      last = e.t;
+      for (const x of map(e)) o.writer.event(x);
+    }
+    for (const x of flush()) o.writer.event(x);
+    o.writer.end(last);
+  } finally {
+    o.file.close();
+  }
 }
 
 export function summarize(path: string, o: Output, what = "wrote"): void {

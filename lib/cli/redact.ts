@@ -2,7 +2,7 @@
 
 import { type CommandSpec, err, parseFlags, parseNumber, UsageError } from "./common.ts";
 import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, summarize } from "./output.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, summarize, writeAll } from "./output.ts";
 import { envValuePatterns, Redactor } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 
@@ -59,17 +59,7 @@ export async function run(argv: string[]): Promise<number> {
     maxSecret: p.values["max-secret"] ? parseNumber(p.values["max-secret"], "--max-secret", 1, 1 << 20) : undefined,
   });
   const o = openOutput(outPath, red.header(rec.header), p.values);
-  let last = 0;
-  try {
-    for await (const e of rec.events) {
-      last = e.t;
-      for (const x of red.push(e)) o.writer.event(x);
-    }
-    for (const x of red.end()) o.writer.event(x);
-    o.writer.end(last);
-  } finally {
-    o.file.close();
-  }
+  await writeAll(o, rec.events, (e) => red.push(e), () => red.end());
   printWarnings(rec);
   summarize(outPath, o);
   const s = red.stats;

@@ -2,7 +2,7 @@
 
 import { type CommandSpec, parseDuration, parseFlags, UsageError } from "./common.ts";
 import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, summarize } from "./output.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, summarize, writeAll } from "./output.ts";
 import { slice } from "../recording/transforms.ts";
 import { sameFile } from "../recording/sink.ts";
 
@@ -30,16 +30,7 @@ export async function run(argv: string[]): Promise<number> {
   if (to < from) throw new UsageError(`trim: --to (${to}) is before --from (${from})`);
   const rec = await openInput(inPath, p.values);
   const o = openOutput(outPath, rec.header, p.values);
-  let last = 0;
-  try {
-    for await (const e of slice(rec.events, { from, to, keepPrelude: !!p.values["keep-prelude"] })) {
-      last = e.t;
-      o.writer.event(e);
-    }
-    o.writer.end(last);
-  } finally {
-    o.file.close();
-  }
+  await writeAll(o, slice(rec.events, { from, to, keepPrelude: !!p.values["keep-prelude"] }));
   printWarnings(rec);
   summarize(outPath, o);
   return 0;

@@ -76,6 +76,7 @@ export class Observer {
 
   observe(t: number): Observation {
     const screen = this.screen;
+    // deno-lint-ignore no-this-alias -- the observation's methods close over the observer
     const self = this;
     return {
       t,

@@ -27,7 +27,6 @@ export class QueryFilter {
       this.held = new Uint8Array(0);
     }
     if (data.indexOf(0x1b) < 0) return data;
-    const out: number[] = [];
     let copyFrom = 0;
     const parts: Uint8Array[] = [];
     for (let i = data.indexOf(0x1b); i >= 0 && i < data.length; i = data.indexOf(0x1b, i + 1)) {
@@ -50,7 +49,6 @@ export class QueryFilter {
       }
     }
     parts.push(data.subarray(copyFrom));
-    void out;
     const len = parts.reduce((n, p) => n + p.length, 0);
     const res = new Uint8Array(len);
     let o = 0;

@@ -100,6 +100,6 @@ async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
   }
   const inLog = opts.logIn ?? resolveLog(info.INPUT_LOG);
   const header = headerFromInfo(info, opts.size ?? DEFAULT_SIZE);
-  const events = await readScriptEvents({ timing, out, in: inLog }, tsrc.chunks, info);
+  const events = readScriptEvents({ timing, out, in: inLog }, tsrc.chunks, info);
   return { format: "script", path: p, header, warnings: [], events };
 }

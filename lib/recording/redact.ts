@@ -99,7 +99,6 @@ interface Span {
   osc: boolean;
 }
 
-// deno-lint-ignore no-control-regex
 const OSC7501 = /\x1b\]7501;([^\x07\x1b\x18\x1a]*)(\x07|\x1b\\)/g;
 
 export class Redactor {

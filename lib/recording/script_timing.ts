@@ -87,11 +87,11 @@ export interface ScriptInput {
 }
 
 /** Header info found in advanced `H` lines (COLUMNS, LINES, TERM, COMMAND, EXIT_CODE…). */
-export async function readScriptEvents(
+export function readScriptEvents(
   input: ScriptInput,
   timingChunks: AsyncIterable<Uint8Array>,
   info: Record<string, string>,
-): Promise<AsyncIterable<Event>> {
+): AsyncIterable<Event> {
   return gen(input, timingChunks, info);
 }
 

@@ -46,7 +46,6 @@ export class TailBuffer {
   }
 }
 
-// deno-lint-ignore no-control-regex
 const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g;
 
 /** Escapes stripped; per line, only the text after the last \r. */
