@@ -217,4 +217,37 @@ describe("interactive, under tmux", { skip: !which("tmux") && "tmux is not insta
   });
 });
 
+describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("SIGTERM to the recorder ends the child, keeps the file and restores the terminal", async () => {
+    const sock = path.join(dir, "tmux2.sock");
+    const p = path.join(dir, "signalled.cast");
+    const [cmd, ...pre] = runtimeArgv();
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const pane = () => tm("capture-pane", "-p", "-t", "s").stdout;
+    const wait = async (pred: () => boolean, ms = 8000) => {
+      const end = Date.now() + ms;
+      while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      return pred();
+    };
+    const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
+    tm("new-session", "-d", "-s", "s", "-x", "100", "-y", "30", shell);
+    try {
+      assert.ok(await wait(() => /recording to/.test(pane())), pane());
+      tm("send-keys", "-t", "s", "-l", "echo alive");
+      tm("send-keys", "-t", "s", "Enter");
+      assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
+      spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]);
+      assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());
+    } finally {
+      tm("kill-server");
+    }
+    const { events: evs } = await events(p);
+    assert.match(new TextDecoder().decode(concatOutput(evs)), /alive/);
+    assert.equal(evs.at(-1)?.kind, "exit");
+    const stty = fs.readFileSync(`${p}.stty`, "utf8");
+    assert.match(stty, /(^|\s)icanon(\s|$)/);
+    assert.match(stty, /(^|\s)echo(\s|$)/);
+  });
+});
+
 test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
