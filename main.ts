@@ -19,7 +19,10 @@ function usage(): string {
     `  ${"help".padEnd(w)}  show this list, or a command's help`,
     "",
     "Examples:",
-    "  pstlab scan fixtures/captures/demo.cast",
+    "  pstlab demo",
+    "  pstlab report fixtures/captures/fake-claude.cast --format markdown",
+    "  pstlab record -o session.cast -- claude",
+    "  pstlab scan fixtures/captures/deploy.cast",
     "  pstlab emit working \"Building\" --progress 40",
     "",
   ].join("\n");

@@ -10,7 +10,7 @@ export const spec: CommandSpec = {
   summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
   usage: "pstlab info FILE [--json]",
   options: ["  --json              machine-readable output", ...INPUT_HELP],
-  examples: ["pstlab info fixtures/captures/demo.cast", "pstlab info --json session.cast | jq .osc7501"],
+  examples: ["pstlab info fixtures/captures/fake-claude.cast", "pstlab info --json session.cast | jq .osc7501"],
 };
 
 const FFFD = [0xef, 0xbf, 0xbd];

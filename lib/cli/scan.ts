@@ -16,7 +16,7 @@ export const spec: CommandSpec = {
     "Rejected reports carry a reason code (bad-base64, key-too-long, bad-id, …).",
   ],
   examples: [
-    "pstlab scan fixtures/captures/demo.cast",
+    "pstlab scan fixtures/captures/fake-claude.cast",
     "pstlab scan --json session.cast | jq 'select(.type==\"discarded\")'",
     "printf '\\e]7501;state=working:progress=40\\e\\\\' | pstlab scan -",
   ],

@@ -14,7 +14,7 @@ export const spec: CommandSpec = {
     ...INPUT_HELP,
   ],
   examples: [
-    "pstlab status fixtures/captures/demo.cast --at 12.5",
+    "pstlab status fixtures/captures/deploy.cast --at 1.0",
     "pstlab status --json session.cast",
   ],
 };
