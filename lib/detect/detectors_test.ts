@@ -98,7 +98,8 @@ describe("traps", () => {
   });
   test("a stale title pins title-only detection; the screen wins for screen rules", async () => {
     const evs = [o(0, "\x1b]0;✳ Claude Code\x07" + HOME + promptBox), o(1, working(1))];
-    const tls = await run(["title:claude", "screen:claude@50ms", `screen:${path.join(SHARED, "manifests/herdr/claude.toml")}@50ms`], evs, 2);
+    const herdrClaude = `screen:${path.join(SHARED, "manifests/herdr/claude.toml")}@50ms`;
+    const tls = await run(["title:claude", "screen:claude@50ms", ...(hasShared ? [herdrClaude] : [])], evs, 2);
     assert.equal(at(tls.get("title:claude"), 2).state, "idle"); // stale ✳ says idle mid-turn
     assert.equal(at(tls.get("screen:claude@50ms"), 2).state, "working");
     if (hasShared) assert.equal(at(tls.get("screen:herdr/claude@50ms"), 2).state, "working");
