@@ -54,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!v.record && bundled && fs.existsSync(bundled)) {
     const rel = path.relative(process.cwd(), bundled) || bundled;
     out(`# 1. The bundled capture: a simulated Claude-like agent recorded by pstlab, truth from its labels.\n$ pstlab report ${rel}\n\n`);
-    await report.run([bundled, "--format", fmt]);
+    await report.run([rel.startsWith("..") ? bundled : rel, "--format", fmt]);
     out("\n");
   }
   if (v["no-live"]) return 0;
