@@ -166,43 +166,45 @@ describe("durability", () => {
   });
 });
 
+/** A detached tmux server on its own socket, with helpers to drive one session. */
+function tmuxSession(sock: string, name: string) {
+  const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+  const pane = () => tm("capture-pane", "-p", "-t", name).stdout;
+  const wait = async (pred: () => boolean, ms = 8000) => {
+    const end = Date.now() + ms;
+    while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    return pred();
+  };
+  const type = (text: string) => {
+    tm("send-keys", "-t", name, "-l", text);
+    tm("send-keys", "-t", name, "Enter");
+  };
+  return { tm, pane, wait, type };
+}
+
 describe("interactive, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("raw input forwarded, size followed, Ctrl-C reaches the child, terminal restored", async () => {
     const sock = path.join(dir, "tmux.sock");
     const p = path.join(dir, "interactive.cast");
     const [cmd, ...pre] = runtimeArgv();
-    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
-    const wait = async (pred: () => boolean, ms = 8000) => {
-      const end = Date.now() + ms;
-      while (!pred()) {
-        if (Date.now() > end) return false;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return true;
-    };
-    const pane = () => tm("capture-pane", "-p", "-t", "t").stdout;
+    const { tm, pane, wait, type } = tmuxSession(sock, "t");
     const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
     assert.equal(tm("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", shell).status, 0);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       await new Promise((r) => setTimeout(r, 500));
-      tm("send-keys", "-t", "t", "-l", "echo cols=$(tput cols) rows=$(tput lines)");
-      tm("send-keys", "-t", "t", "Enter");
+      type("echo cols=$(tput cols) rows=$(tput lines)");
       assert.ok(await wait(() => /cols=100 rows=30/.test(pane())), pane());
       tm("resize-window", "-t", "t", "-x", "90", "-y", "25");
       await new Promise((r) => setTimeout(r, 500));
-      tm("send-keys", "-t", "t", "-l", "echo now=$(tput cols)x$(tput lines)");
-      tm("send-keys", "-t", "t", "Enter");
+      type("echo now=$(tput cols)x$(tput lines)");
       assert.ok(await wait(() => /now=90x25/.test(pane())), pane());
-      tm("send-keys", "-t", "t", "-l", "sleep 30");
-      tm("send-keys", "-t", "t", "Enter");
+      type("sleep 30");
       await new Promise((r) => setTimeout(r, 300));
       tm("send-keys", "-t", "t", "C-c");
-      tm("send-keys", "-t", "t", "-l", "echo interrupted-ok");
-      tm("send-keys", "-t", "t", "Enter");
+      type("echo interrupted-ok");
       assert.ok(await wait(() => /^interrupted-ok$/m.test(pane())), pane());
-      tm("send-keys", "-t", "t", "-l", "exit 6");
-      tm("send-keys", "-t", "t", "Enter");
+      type("exit 6");
       assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());
     } finally {
       tm("kill-server");
@@ -222,19 +224,12 @@ describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is n
     const sock = path.join(dir, "tmux2.sock");
     const p = path.join(dir, "signalled.cast");
     const [cmd, ...pre] = runtimeArgv();
-    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
-    const pane = () => tm("capture-pane", "-p", "-t", "s").stdout;
-    const wait = async (pred: () => boolean, ms = 8000) => {
-      const end = Date.now() + ms;
-      while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      return pred();
-    };
+    const { tm, pane, wait, type } = tmuxSession(sock, "s");
     const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
     tm("new-session", "-d", "-s", "s", "-x", "100", "-y", "30", shell);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
-      tm("send-keys", "-t", "s", "-l", "echo alive");
-      tm("send-keys", "-t", "s", "Enter");
+      type("echo alive");
       assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
       spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]);
       assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());

@@ -43,6 +43,14 @@ export function parseInterval(s: string): number {
   return sec;
 }
 
+/** The default sampling period (the osFoundry supervisor's 50 ms). */
+export const DEFAULT_EVERY = 0.05;
+
+/** Stable names: the interval is spelled out only when it is not the default. */
+function named(base: string, every: number): string {
+  return every === DEFAULT_EVERY ? base : `${base}@${formatInterval(every)}`;
+}
+
 export function formatInterval(sec: number): string {
   if (sec === 0) return "write";
   const ms = Math.round(sec * 1000);
@@ -88,7 +96,7 @@ export class ScreenDetector implements Detector {
 export class TailDetector implements Detector {
   readonly name: string;
   constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = `tail8k:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+    this.name = named(`tail8k:${manifest.name}`, every);
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
@@ -101,7 +109,7 @@ export class TailDetector implements Detector {
 export class TitleDetector implements Detector {
   readonly name: string;
   constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = `title:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+    this.name = named(`title:${manifest.name}`, every);
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
@@ -113,7 +121,7 @@ export class TitleDetector implements Detector {
 export class QuestionDetector implements Detector {
   readonly name: string;
   constructor(readonly every: number) {
-    this.name = `question${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+    this.name = named("question", every);
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
@@ -130,7 +138,7 @@ export class QuestionDetector implements Detector {
 export class QuietDetector implements Detector {
   readonly name: string;
   constructor(readonly seconds: number, readonly every: number) {
-    this.name = `quiet>=${seconds}s${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+    this.name = named(`quiet>=${seconds}s`, every);
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
@@ -168,7 +176,7 @@ export class HashDetector implements Detector {
 export class CombinedDetector implements Detector {
   readonly name: string;
   constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = `combined:${manifest.name}${every === 0.05 ? "" : `@${formatInterval(every)}`}`;
+    this.name = named(`combined:${manifest.name}`, every);
   }
   judge(o: Observation): Verdict {
     const screen = o.exited ? null : screenVerdict(this.manifest, o);
@@ -266,22 +274,22 @@ export function createDetector(name: string, manifests: (spec: string) => Manife
     return manifests(arg);
   };
   const q = /^quiet>=([0-9]+(?:\.[0-9]+)?)s$/.exec(base);
-  if (q) return new QuietDetector(Number(q[1]), iv ?? 0.05);
+  if (q) return new QuietDetector(Number(q[1]), iv ?? DEFAULT_EVERY);
   switch (kind) {
     case "protocol":
       return new ProtocolDetector(iv ?? 0);
     case "screen":
-      return new ScreenDetector(needArg(), iv ?? 0.05);
+      return new ScreenDetector(needArg(), iv ?? DEFAULT_EVERY);
     case "tail8k":
-      return new TailDetector(needArg(), iv ?? 0.05);
+      return new TailDetector(needArg(), iv ?? DEFAULT_EVERY);
     case "title":
-      return new TitleDetector(needArg(), iv ?? 0.05);
+      return new TitleDetector(needArg(), iv ?? DEFAULT_EVERY);
     case "question":
-      return new QuestionDetector(iv ?? 0.05);
+      return new QuestionDetector(iv ?? DEFAULT_EVERY);
     case "hash":
       return new HashDetector(iv ?? 0.5);
     case "combined":
-      return new CombinedDetector(needArg(), iv ?? 0.05);
+      return new CombinedDetector(needArg(), iv ?? DEFAULT_EVERY);
     case "herdr":
       if (iv !== null) throw new DetectorError(`herdr:<manifest> has Herdr's own timing; no @interval`);
       return new HerdrDetector(needArg());
