@@ -17,7 +17,8 @@ export const spec: CommandSpec = {
     "  -o, --output FILE   where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)",
     "  --headless          no terminal: fixed size, an emulated screen answers queries (automatic",
     "                      when stdout is not a terminal); piped stdin is forwarded as input",
-    "  --size COLSxROWS    window size (headless default 120x32; interactive: the terminal's)",
+    "  --size COLSxROWS    window size (headless default 120x32; interactive: the terminal's,",
+    "                      followed as it changes unless --size fixes it)",
     "  --script FILE       drive the program from a script (implies --headless); see below",
     "  --capture-input     record what is typed (off by default: it records passwords too)",
     "  --env VARS          environment variables to store in the header (default SHELL only)",
@@ -120,7 +121,7 @@ export async function run(argv: string[]): Promise<number> {
   const opts: SessionOptions = {
     argv: argvCmd, cols: size.cols, rows: size.rows, headless, captureInput: has("--capture-input"),
     answer: !has("--no-answer"), env: childEnv, script, forwardStdin: headless && !stdinTty && !script, timeout,
-    stdoutFd: headless ? null : 1,
+    stdoutFd: headless ? null : 1, followWinch: !str("--size"),
   };
 
   // --append: only onto v3, with a resize event instead of a new header (asciinema's way).

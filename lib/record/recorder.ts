@@ -35,6 +35,8 @@ export interface SessionOptions {
   driver?: (host: DriverHost) => Promise<void>;
   /** Forward stdin to the child (headless: only when piped). */
   forwardStdin: boolean;
+  /** Interactive: follow the outer terminal's size (false when --size fixed it). */
+  followWinch?: boolean;
   /** Kill the child after this many seconds. */
   timeout?: number;
   /** Bytes to show the user (interactive passthrough); null in headless mode. */
@@ -214,7 +216,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
     const out = process.stdout as { columns?: number; rows?: number };
     if (out.columns && out.rows) resize(out.columns, out.rows);
   };
-  if (!o.headless) process.on("SIGWINCH", onWinch);
+  if (!o.headless && o.followWinch !== false) process.on("SIGWINCH", onWinch);
 
   // A child that ignores SIGTERM gets SIGKILL 2 s later (the timer is cleared on exit).
   let killTimer: ReturnType<typeof setTimeout> | null = null;
