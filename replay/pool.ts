@@ -5,11 +5,7 @@ import { analyzeFile, type AnalyzeOptions, type FileResult } from "./analyze.ts"
 import { UsageError } from "../lib/cli/common.ts";
 import { FixtureError } from "../lib/recording/model.ts";
 import { InputError } from "../lib/recording/source.ts";
-
-function workerUrl(): string {
-  if (import.meta.url.includes("/$bunfs/")) return new URL("./replay/analyze_worker.ts", import.meta.url).href;
-  return new URL("./analyze_worker.ts", import.meta.url).href;
-}
+import { workerUrl } from "../lib/cli/self.ts";
 
 function rebuild(e: { message: string; name?: string; file?: string; line?: number }): Error {
   if (e.name === "FixtureError" && e.file) return new FixtureError(e.file, e.line ?? null, e.message);
@@ -31,7 +27,7 @@ export async function analyzeAll(paths: string[], opts: AnalyzeOptions, jobs: nu
   const results: FileResult[] = new Array(paths.length);
   let next = 0, done = 0;
   const n = Math.min(jobs, paths.length);
-  const workers = Array.from({ length: n }, () => new Worker(workerUrl(), { type: "module" }));
+  const workers = Array.from({ length: n }, () => new Worker(workerUrl("replay/analyze_worker.ts"), { type: "module" }));
   try {
     await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
       const take = () => {

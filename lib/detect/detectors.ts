@@ -3,7 +3,7 @@
 // a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
 // are stable: they are the row labels of every report.
 
-import { evaluate, type DetState, type Manifest } from "./manifest.ts";
+import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest } from "./manifest.ts";
 import { RegionView } from "./regions.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
@@ -68,9 +68,12 @@ function screenEval(m: Manifest, o: Observation) {
   return o.memo(`screen:${m.name}`, () => evaluate(m, new RegionView(o)));
 }
 
+function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
+  return v(e.state, e.rule?.id ?? fallback, e.evidence, e.kind);
+}
+
 function screenVerdict(m: Manifest, o: Observation): Verdict {
-  const e = screenEval(m, o);
-  return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+  return fromEval(screenEval(m, o));
 }
 
 export class ProtocolDetector implements Detector {
@@ -102,7 +105,7 @@ export class TailDetector implements Detector {
     if (o.exited) return EXITED;
     // The naive observer sees bytes only: no title, no OSC 9.
     const e = o.memo(`tail:${this.manifest.name}`, () => evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null })));
-    return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+    return fromEval(e);
   }
 }
 
@@ -114,7 +117,7 @@ export class TitleDetector implements Detector {
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     const e = o.memo(`title:${this.manifest.name}`, () => evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" }));
-    return v(e.state, e.rule?.id ?? null, e.evidence, e.kind);
+    return fromEval(e);
   }
 }
 
@@ -219,7 +222,7 @@ export class HerdrDetector implements Detector {
     if (isTick) this.lastTick = o.t;
     const e = screenEval(this.manifest, o);
     if (e.skip) return this.published;
-    const raw = v(e.state, e.rule?.id ?? "default_known_agent_idle_fallback", e.evidence, e.kind);
+    const raw = fromEval(e, FALLBACK_RULE);
     if (raw.state === "idle" && !e.visible && this.published.state === "working") {
       if (this.pendingSince === null) {
         this.pendingSince = o.t;

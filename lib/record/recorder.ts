@@ -114,7 +114,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
 
   // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
   const screen = o.headless ? new RemoteScreen(o.cols, o.rows, (r) => pty?.write(r)) : null;
-  let screenText = "";
+  const screenText = async () => (screen ? (await screen.rows()).join("\n") : "");
   const filter = o.headless ? null : new QueryFilter();
   let filterTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -188,6 +188,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
       rawMode = false;
     }
   };
+  /** Keystrokes (from stdin, a script or the demo's simulated user) to the child. */
   const onInput = (chunk: Uint8Array | string) => {
     const b = typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk);
     pty?.write(b);
@@ -218,9 +219,10 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   };
   if (!o.headless && o.followWinch !== false) process.on("SIGWINCH", onWinch);
 
-  // A child that ignores SIGTERM gets SIGKILL 2 s later (the timer is cleared on exit).
+  // SIGTERM, and SIGKILL 2 s later for a child that ignores it (cleared on exit).
   let killTimer: ReturnType<typeof setTimeout> | null = null;
-  const killLater = () => {
+  const stopChild = () => {
+    pty?.kill("SIGTERM");
     killTimer ??= setTimeout(() => {
       if (!exited) pty?.kill("SIGKILL");
     }, 2000);
@@ -229,8 +231,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   // Signals to the recorder end the child the way asciinema does (SIGTERM), keep the file.
   const onSignal = (sig: string) => () => {
     interrupted = sig;
-    pty?.kill("SIGTERM");
-    killLater();
+    stopChild();
   };
   const handlers: [string, () => void][] = ["SIGTERM", "SIGHUP", "SIGQUIT", ...(rawMode ? [] : ["SIGINT"])].map((s) => [s, onSignal(s)]);
   for (const [s, h] of handlers) process.on(s as NodeJS.Signals, h);
@@ -239,44 +240,34 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   const timeoutTimer = o.timeout ? setTimeout(() => {
     timedOut = true;
     write({ t: now(), kind: "marker", label: `pstlab: timeout after ${o.timeout} s` });
-    pty?.kill("SIGTERM");
-    killLater();
+    stopChild();
   }, o.timeout * 1000) : null;
 
   let scriptError: string | null = null;
   const scriptDone = o.script
     ? runScript(o.script.steps, {
       now,
-      screenText: async () => (screenText = screen ? (await screen.rows()).join("\n") : screenText),
+      screenText,
       lastOutputAt: () => lastOutputAt,
       exited: () => exited,
-      send: (d) => {
-        const b = te.encode(d);
-        pty?.write(b);
-        if (o.captureInput) write({ t: now(), kind: "input", bytes: b });
-      },
+      send: onInput,
       label: (l) => write({ t: now(), kind: "marker", label: l }),
       resize,
     }, o.script.file, () => exited).catch((e) => {
       if (!(e instanceof ScriptFailed)) throw e;
       scriptError = e.message;
       write({ t: now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
-      pty?.kill("SIGTERM");
-      killLater();
+      stopChild();
     })
     : Promise.resolve();
 
   const driverDone = o.driver
     ? o.driver({
       now,
-      send: (d) => {
-        const b = te.encode(d);
-        pty?.write(b);
-        if (o.captureInput) write({ t: now(), kind: "input", bytes: b });
-      },
+      send: onInput,
       exited: () => exited,
       labels: () => labelLog,
-      screenText: async () => (screen ? (await screen.rows()).join("\n") : ""),
+      screenText,
     })
     : Promise.resolve();
 

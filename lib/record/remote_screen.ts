@@ -3,16 +3,8 @@
 
 import type { FromWorker, ToWorker } from "./screen_worker.ts";
 import { Screen } from "../screen/screen.ts";
-
-/**
- * In a `bun build --compile` binary every module is bundled into the entry, whose
- * import.meta.url is `file:///$bunfs/root/<binary>`; the worker, built as a second
- * entry point (package.json "build"), sits at its path relative to the project root.
- */
-export function workerUrl(): string {
-  if (import.meta.url.includes("/$bunfs/")) return new URL("./lib/record/screen_worker.ts", import.meta.url).href;
-  return new URL("./screen_worker.ts", import.meta.url).href;
-}
+import { workerUrl } from "../cli/self.ts";
+import { type Answer, feedWithAnswers } from "./feed.ts";
 
 export class RemoteScreen {
   private worker: Worker | null = null;
@@ -31,7 +23,7 @@ export class RemoteScreen {
       return;
     }
     try {
-      this.worker = new Worker(workerUrl(), { type: "module" });
+      this.worker = new Worker(workerUrl("lib/record/screen_worker.ts"), { type: "module" });
     } catch (e) {
       this.goLocal((e as Error).message);
       return;
@@ -71,16 +63,8 @@ export class RemoteScreen {
 
   private handleLocal(m: ToWorker): void {
     const s = this.local!;
-    if (m.type === "data") {
-      let from = 0;
-      for (const a of m.answers) {
-        const at = Math.max(from, Math.min(m.bytes.length, a.at));
-        s.write(m.bytes.subarray(from, at), 0);
-        from = at;
-        this.onReply(a.reply);
-      }
-      s.write(m.bytes.subarray(from), 0);
-    } else if (m.type === "resize") s.resize(m.cols, m.rows);
+    if (m.type === "data") feedWithAnswers(s, m.bytes, m.answers, (d) => this.onReply(d));
+    else if (m.type === "resize") s.resize(m.cols, m.rows);
     else if (m.type === "rows") {
       this.waiting.get(m.id)?.(s.rows());
       this.waiting.delete(m.id);
@@ -96,7 +80,7 @@ export class RemoteScreen {
     this.worker!.postMessage(m);
   }
 
-  write(bytes: Uint8Array, answers: { at: number; reply: Uint8Array }[]): void {
+  write(bytes: Uint8Array, answers: Answer[]): void {
     this.send({ type: "data", bytes, answers });
   }
 

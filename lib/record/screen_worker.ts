@@ -5,10 +5,11 @@
 // order, so "7501 reply before DA1 reply" still holds.
 
 import { Screen } from "../screen/screen.ts";
+import { type Answer, feedWithAnswers } from "./feed.ts";
 
 export type ToWorker =
   | { type: "init"; cols: number; rows: number }
-  | { type: "data"; bytes: Uint8Array; answers: { at: number; reply: Uint8Array }[] }
+  | { type: "data"; bytes: Uint8Array; answers: Answer[] }
   | { type: "resize"; cols: number; rows: number }
   | { type: "rows"; id: number }
   | { type: "close" };
@@ -29,17 +30,9 @@ let screen: Screen | null = null;
       screen = new Screen(m.cols, m.rows, { onReply: (data) => post({ type: "reply", data }) });
       post({ type: "ready" });
       return;
-    case "data": {
-      let from = 0;
-      for (const a of m.answers) {
-        const at = Math.max(from, Math.min(m.bytes.length, a.at));
-        screen!.write(m.bytes.subarray(from, at), 0);
-        from = at;
-        post({ type: "reply", data: a.reply });
-      }
-      screen!.write(m.bytes.subarray(from), 0);
+    case "data":
+      feedWithAnswers(screen!, m.bytes, m.answers, (data) => post({ type: "reply", data }));
       return;
-    }
     case "resize":
       screen!.resize(m.cols, m.rows);
       return;
