@@ -2,7 +2,8 @@
 // pstlab — argv → subcommand; nothing else.
 
 import { COMMANDS } from "./lib/cli/commands.ts";
-import { err, helpText, out, reportError, runCommand } from "./lib/cli/common.ts";
+import { err, out, reportError, runCommand } from "./lib/cli/common.ts";
+import { helpText } from "./lib/cli/options.ts";
 import { SPEC_REVISION } from "./lib/osc7501/limits.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -31,7 +32,7 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "-h" || name === "--help") {
-    if (name === "help" && rest[0]) {
+    if (name === "help" && rest[0] && rest[0] !== "--help" && rest[0] !== "-h") {
       const c = COMMANDS.find((c) => c.spec.name === rest[0]);
       if (!c) {
         err(`pstlab: unknown command "${rest[0]}" (see pstlab help)\n`);

@@ -5,39 +5,24 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
-import { createDetector, type Detector } from "../lib/detect/detectors.ts";
+import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
+import { chooseManifest, usesAuto, withManifest } from "../lib/detect/choose.ts";
+import type { Timeline } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
-import { score, type DetectorScore } from "../lib/score/metrics.ts";
-import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline, type TruthSegment } from "../lib/score/truth.ts";
+import { score } from "../lib/score/metrics.ts";
+import type { FileResult } from "../lib/score/result.ts";
+import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
-import { UsageError } from "../lib/cli/common.ts";
+import { UsageError } from "../lib/errors.ts";
 
 export interface AnalyzeOptions {
+  /** Detector names; `:auto` as the manifest is chosen per file (lib/detect/choose.ts). */
   detectors: string[];
   /** "auto" (markers, else the labels file, else protocol), "markers", "labels", or a detector name. */
   truth: string;
   labels?: string;
   open: OpenOptions;
-}
-
-export interface FileResult {
-  path: string;
-  sha256: string;
-  format: string;
-  cols: number;
-  rows: number;
-  duration: number;
-  outputBytes: number;
-  command: string | null;
-  truth: string;
-  truthSegments: TruthSegment[];
-  blockedEpisodes: number;
-  scores: DetectorScore[];
-  warnings: string[];
-  markers: { t: number; label: string }[];
-  /** Change points per detector, for timelines (HTML). */
-  timelines: { detector: string; points: { t: number; state: string; needsYou: boolean; rule: string | null }[] }[];
 }
 
 export function sha256File(path: string): string {
@@ -53,19 +38,40 @@ export function sha256File(path: string): string {
   return h.digest("hex");
 }
 
-export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress?: (t: number) => void): Promise<FileResult> {
-  const rec = await openRecording(path, opts.open);
+const TRUTH_SOURCES = ["auto", "markers", "labels"];
+
+/** The detectors to run: the requested ones, then any the truth needs (not scored). */
+function detectorNames(opts: AnalyzeOptions): { names: string[]; truthDetector: string | null } {
   const names = [...opts.detectors];
-  const truthDetector = !["auto", "markers", "labels"].includes(opts.truth) ? opts.truth : null;
+  const truthDetector = TRUTH_SOURCES.includes(opts.truth) ? null : opts.truth;
   if (truthDetector && !names.includes(truthDetector)) names.push(truthDetector);
   // "auto" falls back to the program's own reports when there are no truth markers.
   if (opts.truth === "auto" && !names.includes("protocol")) names.push("protocol");
-  let detectors: Detector[];
-  try {
-    detectors = names.map((n) => createDetector(n, resolveManifest));
-  } catch (e) {
-    throw new UsageError(`report: ${(e as Error).message}`);
+  return { names, truthDetector };
+}
+
+function chooseTruth(path: string, opts: AnalyzeOptions, truthDetector: string | null, timelines: Timeline[], names: string[], markers: { t: number; label: string }[]): Truth {
+  if (truthDetector) return truthFromTimeline(timelines[names.indexOf(truthDetector)]);
+  if (opts.truth === "labels" || (opts.truth === "auto" && opts.labels)) {
+    if (!opts.labels) throw new UsageError("report: --truth labels needs --labels FILE");
+    return truthFromLabelsFile(readTextFile(opts.labels), opts.labels);
   }
+  const truth = truthFromMarkers(markers);
+  if (truth) return truth;
+  if (opts.truth === "markers") throw new UsageError(`report: ${path} has no truth: markers`);
+  const protocol = timelines.find((t) => t.detector === "protocol");
+  if (!protocol || protocol.points.every((p) => p.verdict.state === "unknown")) {
+    throw new UsageError(`report: ${path} has no truth: markers and no OSC 7501 reports; give --labels FILE or --truth DETECTOR`);
+  }
+  return truthFromTimeline(protocol);
+}
+
+export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress?: (t: number) => void): Promise<FileResult> {
+  const rec = await openRecording(path, opts.open);
+  const { names: asked, truthDetector } = detectorNames(opts);
+  const choice = asked.some(usesAuto) ? chooseManifest(rec.header) : null;
+  const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
+  const detectors = names.map((n) => createDetector(n, resolveManifest));
   const markers: { t: number; label: string }[] = [];
   let bytes = 0;
   let lastProgress = performance.now();
@@ -79,25 +85,10 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
       }
     },
   });
-  let truth: Truth | null = null;
-  if (truthDetector) truth = truthFromTimeline(timelines[names.indexOf(truthDetector)]);
-  else if (opts.truth === "labels" || (opts.truth === "auto" && opts.labels)) {
-    if (!opts.labels) throw new UsageError("report: --truth labels needs --labels FILE");
-    truth = truthFromLabelsFile(readTextFile(opts.labels), opts.labels);
-  } else {
-    truth = truthFromMarkers(markers);
-    if (!truth && opts.truth === "markers") throw new UsageError(`report: ${path} has no truth: markers`);
-    if (!truth) {
-      const protocol = timelines.find((t) => t.detector === "protocol");
-      if (!protocol || protocol.points.every((p) => p.verdict.state === "unknown")) {
-        throw new UsageError(`report: ${path} has no truth: markers and no OSC 7501 reports; give --labels FILE or --truth DETECTOR`);
-      }
-      truth = truthFromTimeline(protocol);
-    }
-  }
+  const truth = chooseTruth(path, opts, truthDetector ? names[asked.indexOf(truthDetector)] : null, timelines, names, markers);
   // Only the requested detectors are scored; a --truth detector added for the truth is not.
-  const scored = detectors.slice(0, opts.detectors.length).map((d, i) => ({ d, tl: timelines[i] }));
-  const scores = scored.map(({ tl }) => score(tl, truth!, end));
+  const scored = timelines.slice(0, opts.detectors.length);
+  const scores = scored.map((tl) => score(tl, truth, end));
   return {
     path,
     sha256: sha256File(path),
@@ -107,12 +98,13 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     duration: end,
     outputBytes: bytes,
     command: rec.header.command ?? null,
+    manifest: choice,
     truth: truth.source,
     truthSegments: truth.segments,
     blockedEpisodes: scores[0]?.episodes.length ?? 0,
     scores,
     warnings: rec.warnings,
     markers,
-    timelines: scored.map(({ tl }) => ({ detector: tl.detector, points: tl.points.map((p) => ({ t: p.t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule })) })),
+    timelines: scored.map((tl) => ({ detector: tl.detector, points: tl.points.map((p) => ({ t: p.t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule })) })),
   };
 }

@@ -1,5 +1,7 @@
-// Runs analyzeFile for `pstlab report --jobs N`, one capture per message.
+// Runs analyzeFile for `pstlab report --jobs N`, one capture per message. Errors go
+// back as data (lib/errors.ts ErrorData): a user error keeps its one line, a bug its stack.
 import { analyzeFile, type AnalyzeOptions } from "./analyze.ts";
+import { errorToData } from "../lib/errors.ts";
 
 type In = { id: number; path: string; opts: AnalyzeOptions };
 const post = (m: unknown) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
@@ -10,6 +12,6 @@ const post = (m: unknown) => (self as unknown as { postMessage(m: unknown): void
     const result = await analyzeFile(path, opts, (t) => post({ id, progress: t }));
     post({ id, result });
   } catch (err) {
-    post({ id, error: { message: (err as Error).message, name: (err as Error).constructor?.name, file: (err as { file?: string }).file, line: (err as { line?: number }).line } });
+    post({ id, error: errorToData(err) });
   }
 };

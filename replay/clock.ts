@@ -6,11 +6,8 @@
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
-
-export interface Sample {
-  t: number;
-  verdict: Verdict;
-}
+import type { Timeline } from "../lib/detect/timeline.ts";
+import { round6 } from "../lib/text.ts";
 
 export interface RunOptions {
   /** Stop after this time (inclusive). Default: the last event. */
@@ -19,13 +16,6 @@ export interface RunOptions {
   convertEol?: boolean;
   /** Every raw event, after it was applied (truth markers, progress). */
   onEvent?: (e: Event) => void;
-}
-
-/** A detector's verdicts as change points: each holds from its t until the next. */
-export interface Timeline {
-  detector: string;
-  points: Sample[];
-  samples: number;
 }
 
 const key = (v: Verdict) => `${v.state}|${v.needsYou}|${v.rule}`;
@@ -58,7 +48,7 @@ export class Sampler {
       const every = this.detectors[i].every;
       if (every === 0) continue;
       while (this.next[i] * every < t - 1e-9) {
-        this.record(i, round(this.next[i] * every));
+        this.record(i, round6(this.next[i] * every));
         this.next[i]++;
       }
     }
@@ -78,15 +68,11 @@ export class Sampler {
         continue;
       }
       while (this.next[i] * every <= end + 1e-9) {
-        this.record(i, round(this.next[i] * every));
+        this.record(i, round6(this.next[i] * every));
         this.next[i]++;
       }
     }
   }
-}
-
-function round(t: number): number {
-  return Math.round(t * 1e6) / 1e6;
 }
 
 /** Runs detectors over a recording; returns their timelines and the end time. */
@@ -110,14 +96,4 @@ export async function runDetectors(
   }
   sampler.finish(until === Infinity ? end : until);
   return { timelines: sampler.timelines, end: until === Infinity ? end : until, observer };
-}
-
-/** The verdict in force at time t (the last change point at or before t). */
-export function verdictAt(tl: Timeline, t: number): Verdict | null {
-  let v: Verdict | null = null;
-  for (const p of tl.points) {
-    if (p.t > t + 1e-9) break;
-    v = p.verdict;
-  }
-  return v;
 }

@@ -1,18 +1,10 @@
 // Captures analysed in parallel on worker threads (`report --jobs N`); results come
 // back in input order, so output does not depend on which worker finished first.
 
-import { analyzeFile, type AnalyzeOptions, type FileResult } from "./analyze.ts";
-import { UsageError } from "../lib/cli/common.ts";
-import { FixtureError } from "../lib/recording/model.ts";
-import { InputError } from "../lib/recording/source.ts";
-import { workerUrl } from "../lib/cli/self.ts";
-
-function rebuild(e: { message: string; name?: string; file?: string; line?: number }): Error {
-  if (e.name === "FixtureError" && e.file) return new FixtureError(e.file, e.line ?? null, e.message);
-  if (e.name === "InputError") return new InputError(e.message);
-  if (e.name === "UsageError" || e.name === "ManifestError" || e.name === "DetectorError") return new UsageError(e.message);
-  return new Error(e.message);
-}
+import { analyzeFile, type AnalyzeOptions } from "./analyze.ts";
+import type { FileResult } from "../lib/score/result.ts";
+import { errorFromData } from "../lib/errors.ts";
+import { workerUrl } from "../lib/runtime.ts";
 
 export async function analyzeAll(paths: string[], opts: AnalyzeOptions, jobs: number, onProgress: (done: number, total: number, path: string, t?: number) => void): Promise<FileResult[]> {
   if (jobs <= 1 || paths.length <= 1) {
@@ -38,7 +30,7 @@ export async function analyzeAll(paths: string[], opts: AnalyzeOptions, jobs: nu
       w.onmessage = (e: MessageEvent) => {
         const m = e.data;
         if (m.progress !== undefined) return onProgress(done, paths.length, paths[m.id], m.progress);
-        if (m.error) return reject(rebuild(m.error));
+        if (m.error) return reject(errorFromData(m.error));
         results[m.id] = m.result;
         done++;
         onProgress(done, paths.length, paths[m.id]);

@@ -5,11 +5,12 @@
 
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
-import { Sampler, verdictAt } from "./clock.ts";
+import { Sampler } from "./clock.ts";
+import { verdictAt } from "../lib/detect/timeline.ts";
 import type { Detector } from "../lib/detect/detectors.ts";
 import { parseTruthLabel } from "../lib/score/truth.ts";
 import type { PlayerState } from "./player.ts";
-import { disarm } from "../lib/cli/common.ts";
+import { disarm } from "../lib/text.ts";
 
 export const PANEL = 46;
 

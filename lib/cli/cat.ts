@@ -1,29 +1,35 @@
 // `pstlab cat`: concatenate captures, inserting a resize where sizes differ.
 
-import { type CommandSpec, parseFlags } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize } from "./output.ts";
+import { parseFlags } from "./common.ts";
+import { AT_LEAST_ONE_FILE, duration, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
+import { openOutput, provenance, summarize } from "./output.ts";
 import type { Recording } from "../recording/model.ts";
+import { sameFile } from "../recording/sink.ts";
+import { UsageError } from "../errors.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "cat",
   summary: "concatenate captures into one (resize events inserted where sizes differ)",
   usage: "pstlab cat A B … [-o OUT] [--gap SECONDS]",
-  options: [
-    "  -o, --output OUT    write here instead of stdout",
-    "  --gap SECONDS       pause between files (default 0)",
-    ...OUTPUT_HELP,
-    ...INPUT_HELP,
-  ],
+  options: {
+    output: OUTPUT,
+    gap: duration("SECONDS", "pause between files (default 0)"),
+    ...RECORDING_OUTPUT_OPTIONS,
+    ...INPUT_OPTIONS,
+  },
+  positionals: AT_LEAST_ONE_FILE,
   notes: ["Each file starts where the previous one ended; the header is the first file's."],
   examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, ...OUTPUT_OPTIONS, output: { type: "string", short: "o" }, gap: { type: "string" } }, { minPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const outPath = p.values.output ?? "-";
-  const gap = p.values.gap ? Number(p.values.gap) : 0;
+  const gap = p.values.gap ?? 0;
+  const clash = p.positionals.find((inPath) => sameFile(inPath, outPath));
+  if (clash) throw new UsageError(`cat: refusing to write over the input ${clash}`);
   const recs: Recording[] = [];
   for (const path of p.positionals) recs.push(await openInput(path, p.values));
   const first = recs[0];

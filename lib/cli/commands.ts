@@ -1,6 +1,6 @@
 // The subcommand registry: name → module. main.ts only dispatches.
 
-import type { CommandSpec } from "./common.ts";
+import type { CommandDef, Options } from "./options.ts";
 import * as scan from "./scan.ts";
 import * as status from "./status.ts";
 import * as emit from "./emit.ts";
@@ -19,7 +19,7 @@ import * as explain from "./explain.ts";
 import * as screen from "./screen.ts";
 
 export interface Command {
-  spec: CommandSpec;
+  spec: CommandDef<Options>;
   run(argv: string[]): Promise<number>;
 }
 

@@ -1,15 +1,18 @@
 // `pstlab convert`: between asciicast v3, v2, raw, ttyrec and script timing files.
 
-import { type CommandSpec, parseFlags, UsageError } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, provenance, summarize, writeAll } from "./output.ts";
+import { parseFlags } from "./common.ts";
+import { IN_OUT, INPUT_OPTIONS, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
+import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { sameFile } from "../recording/sink.ts";
+import { UsageError } from "../errors.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "convert",
   summary: "convert a capture between asciicast v3/v2, raw, ttyrec and script timing files",
   usage: "pstlab convert IN OUT [--format v3|v2|raw] [--overwrite]",
-  options: [...OUTPUT_HELP, ...INPUT_HELP],
+  options: { ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
+  positionals: IN_OUT,
   notes: [
     "Formats are inferred from extensions (.cast → v3, .raw → raw; input by content).",
     "Conversion to v3 is byte-exact: reads that are not valid UTF-8 keep their bytes in",
@@ -25,7 +28,7 @@ export const spec: CommandSpec = {
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, ...OUTPUT_OPTIONS }, { minPositionals: 2, maxPositionals: 2 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const [inPath, outPath] = p.positionals;
   if (sameFile(inPath, outPath)) throw new UsageError(`convert: refusing to write over the input ${inPath}`);

@@ -5,26 +5,27 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type CommandSpec, err, out, parseFlags, parseNumber, UsageError } from "./common.ts";
+import { err, out, parseFlags } from "./common.ts";
+import { choice, flag, NONE, number, text } from "./options.ts";
 import * as report from "./report.ts";
-import { runSession } from "../record/recorder.ts";
-import { headerFor } from "../record/recorder.ts";
+import { headerFor, runSession } from "../session/recorder.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
-import { selfArgv } from "./self.ts";
+import { selfArgv } from "../runtime.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "demo",
   summary: "score the detectors on the bundled capture, then on a live simulated session",
   usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE]",
-  options: [
-    "  --no-live           only the bundled capture",
-    "  --tasks N           tasks in the live session (default 3)",
-    "  --scale F           live session speed: durations × F (default 0.3)",
-    "  --seed N            seed for the agent and its simulated user (default 7)",
-    "  --record FILE       keep the live recording here (default: a temporary file)",
-    "  --format FORMAT     table (default) or markdown",
-  ],
+  options: {
+    "no-live": flag("only the bundled capture"),
+    tasks: number("N", "tasks in the live session (default 3)", { min: 1, max: 1000, integer: true }),
+    scale: number("F", "live session speed: durations × F (default 0.3)", { min: 0.05, max: 10 }),
+    seed: number("N", "seed for the agent and its simulated user (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
+    record: text("FILE", "keep the live recording here (default: a temporary file)"),
+    format: choice("FORMAT", ["table", "markdown"] as const, "table (default) or markdown"),
+  },
+  positionals: NONE,
   notes: [
     "The bundled capture fixtures/captures/fake-claude.cast was made with",
     "  pstlab demo --record fixtures/captures/fake-claude.cast --tasks 30 --scale 1",
@@ -41,14 +42,10 @@ export function fixturesDir(): string | null {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, {
-    "no-live": { type: "boolean" }, tasks: { type: "string" }, scale: { type: "string" }, seed: { type: "string" },
-    record: { type: "string" }, format: { type: "string" },
-  }, { maxPositionals: 0 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const v = p.values;
   const fmt = v.format ?? "table";
-  if (fmt !== "table" && fmt !== "markdown") throw new UsageError("demo: --format is table or markdown");
   const fx = fixturesDir();
   const bundled = fx ? path.join(fx, "captures", "fake-claude.cast") : null;
   if (!v.record && bundled && fs.existsSync(bundled)) {
@@ -59,9 +56,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (v["no-live"]) return 0;
 
-  const tasks = v.tasks ? parseNumber(v.tasks, "--tasks", 1, 1000) : 3;
-  const scale = v.scale ? parseNumber(v.scale, "--scale", 0.05, 10) : 0.3;
-  const seed = v.seed ? parseNumber(v.seed, "--seed", 0) : 7;
+  const tasks = v.tasks ?? 3;
+  const scale = v.scale ?? 0.3;
+  const seed = v.seed ?? 7;
   const dir = v.record ? null : fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-demo-"));
   const file = v.record ?? path.join(dir!, "live.cast");
   const argvSim = [...selfArgv(), "sim", "--seed", String(seed), "--tasks", String(tasks), "--scale", String(scale)];
@@ -76,9 +73,11 @@ export async function run(argv: string[]): Promise<number> {
   });
   header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}`;
   const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
+  const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();
   const r = await runSession({
     ...opts,
+    onWarning: warn,
     driver: (host) => runBot(host, { seed, tasks, scale, log: (s) => err(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${s}\n`) }),
   }, o.writer);
   o.file.close();

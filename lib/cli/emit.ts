@@ -1,25 +1,30 @@
 // `pstlab emit`: one well-formed sequence for shell scripts.
 
-import { type CommandSpec, out, parseFlags, UsageError } from "./common.ts";
+import { out, parseFlags } from "./common.ts";
+import { flag, number, text } from "./options.ts";
 import { encodeQuery, encodeReport, wrapTmux } from "../osc7501/encode.ts";
 import { osc94Mirror } from "../osc7501/osc94.ts";
+import { UsageError } from "../errors.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "emit",
   summary: "print one OSC 7501 sequence (or the query) for shell scripts",
   usage: "pstlab emit STATE [MESSAGE] [--id ID] [--app APP] [--kind KIND] [--progress N] [--title TEXT] [--bel] [--tmux]",
-  options: [
-    "  STATE               idle, working, done, blocked, error, clear — or `query`",
-    "  MESSAGE             one line of text (sent base64-encoded as msg)",
-    "  --id ID             record id, e.g. deploy/eu-west (default: the root record)",
-    "  --app APP           machine-matchable program name, e.g. cargo",
-    "  --kind KIND         blocked only: permission, question, auth",
-    "  --progress N        working/blocked only: 0–100",
-    "  --title TEXT        short label for the record",
-    "  --bel               terminate with BEL instead of ESC \\",
-    "  --tmux              wrap in tmux DCS passthrough (needs allow-passthrough on)",
-    "  --osc94             also print the OSC 9;4 progress mirror for legacy terminals",
+  args: [
+    ["STATE", "idle, working, done, blocked, error, clear — or `query`"],
+    ["MESSAGE", "one line of text (sent base64-encoded as msg)"],
   ],
+  options: {
+    id: text("ID", "record id, e.g. deploy/eu-west (default: the root record)"),
+    app: text("APP", "machine-matchable program name, e.g. cargo"),
+    kind: text("KIND", "blocked only: permission, question, auth"),
+    progress: number("N", "working/blocked only: 0–100", { min: 0, max: 100, integer: true }),
+    title: text("TEXT", "short label for the record"),
+    bel: flag("terminate with BEL instead of ESC \\"),
+    tmux: flag("wrap in tmux DCS passthrough (needs allow-passthrough on)"),
+    osc94: flag("also print the OSC 9;4 progress mirror for legacy terminals"),
+  },
+  positionals: { min: 1, max: 2 },
   notes: [
     "Refuses (exit 2, with the reason) anything a strict terminal would reject or",
     "silently drop, so a script learns at once that its report would not arrive.",
@@ -37,25 +42,18 @@ export function run(argv: string[]): Promise<number> {
 }
 
 function runSync(argv: string[]): number {
-  const p = parseFlags(argv, spec, {
-    id: { type: "string" }, app: { type: "string" }, kind: { type: "string" }, progress: { type: "string" },
-    title: { type: "string" }, bel: { type: "boolean" }, tmux: { type: "boolean" }, osc94: { type: "boolean" },
-  }, { maxPositionals: 2, minPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const [state, message] = p.positionals;
   const v = p.values;
   const terminator = v.bel ? "bel" : "st";
   if (state === "query") {
-    if (message !== undefined || v.id || v.app || v.kind || v.progress || v.title) throw new UsageError("emit query takes no message or fields");
+    if (message !== undefined || v.id || v.app || v.kind || v.progress !== undefined || v.title) throw new UsageError("emit query takes no message or fields");
     const q = encodeQuery(terminator);
     out(new TextDecoder().decode(v.tmux ? wrapTmux(q) : q));
     return 0;
   }
-  let progress: number | null = null;
-  if (v.progress !== undefined) {
-    if (!/^[0-9]+$/.test(v.progress) || Number(v.progress) > 100) throw new UsageError(`emit: progress must be an integer 0–100, got "${v.progress}"`);
-    progress = Number(v.progress);
-  }
+  const progress = v.progress ?? null;
   const r = encodeReport(
     { state, id: v.id ?? null, kind: v.kind ?? null, progress, app: v.app ?? null, title: v.title ?? null, msg: message ?? null },
     { terminator, tmux: v.tmux ? 1 : 0 },

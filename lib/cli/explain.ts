@@ -1,16 +1,19 @@
 // `pstlab explain`: every rule of a manifest, matched or not, with the text it saw
 // (like `herdr agent explain`).
 
-import { type CommandSpec, colorEnabled, disarm, out, paint, parseDuration, parseFlags, round6 } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { loadManifestFlag, MANIFEST_HELP, observeAt, pickManifestName } from "./detect_common.ts";
+import { colorEnabled, out, parseFlags } from "./common.ts";
+import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
+import { observeAt, pickManifest } from "./detect_common.ts";
 import { evaluate, FALLBACK_RULE } from "../detect/manifest.ts";
+import { disarm, paint, round6 } from "../text.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "explain",
   summary: "show every manifest rule at a time: matched or not, and the text it saw",
   usage: "pstlab explain FILE [--manifest NAME|PATH] [--at SECONDS] [--json]",
-  options: [MANIFEST_HELP, "  --at SECONDS        time to look at (default: the end)", "  --full              print each rule's whole region text", "  --json              machine-readable output", ...INPUT_HELP],
+  options: { manifest: MANIFEST, at: AT, full: flag("print each rule's whole region text"), json: flag("machine-readable output"), ...INPUT_OPTIONS },
+  positionals: ONE_FILE,
   examples: [
     "pstlab explain session.cast --at 61.2",
     "pstlab explain screen.ansi.txt --manifest ../shared/manifests/herdr/claude.toml",
@@ -18,16 +21,17 @@ export const spec: CommandSpec = {
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, manifest: { type: "string" }, at: { type: "string" }, json: { type: "boolean" }, full: { type: "boolean" } }, { minPositionals: 1, maxPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const rec = await openInput(p.positionals[0], p.values);
-  const m = loadManifestFlag(pickManifestName(rec, p.values.manifest));
-  const at = p.values.at !== undefined ? parseDuration(p.values.at, "time") : Infinity;
+  const chosen = pickManifest(rec.header, p.values.manifest);
+  const m = chosen.manifest;
+  const at = p.values.at ?? Infinity;
   const { observer, t } = await observeAt(rec, at);
   const e = evaluate(m, observer.observe(t), { explain: true });
   if (p.values.json) {
     out(JSON.stringify({
-      t: round6(t), manifest: m.name, style: m.style, state: e.state, rule: e.rule?.id ?? null, visible: e.visible, skip: e.skip,
+      t: round6(t), manifest: m.name, manifest_why: chosen.why, style: m.style, state: e.state, rule: e.rule?.id ?? null, visible: e.visible, skip: e.skip,
       rules: e.results!.map((r) => ({
         id: r.rule.id, state: r.rule.state, priority: r.rule.priority, region: r.rule.region.key, matched: r.matched,
         matchers: r.matchers, regionText: r.regionText,
@@ -40,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   const lines: string[] = [];
   lines.push(`${m.name} (${m.style}${m.version ? `, version ${m.version}` : ""}) at ${t.toFixed(3)} s → ${e.state}` +
     ` by ${e.rule ? e.rule.id : m.style === "herdr" ? FALLBACK_RULE : "no match (idle)"}${e.visible ? " (visible)" : ""}${e.skip ? " (skip state update)" : ""}`);
-  lines.push("");
+  lines.push(`manifest chosen by ${disarm(chosen.why)}`, "");
   for (const r of e.results!) {
     const mark = r.matched ? paint(color, "32", "✓") : "·";
     const win = r.rule === e.rule ? paint(color, "1", "  ← wins") : "";

@@ -1,15 +1,18 @@
 // `pstlab info`: what is in a capture.
 
-import { type CommandSpec, disarm, out, parseFlags, round6 } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
+import { out, parseFlags } from "./common.ts";
+import { flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
 import { Tracker } from "../osc7501/tracker.ts";
 import type { Event } from "../recording/model.ts";
+import { disarm, round6 } from "../text.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "info",
   summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
   usage: "pstlab info FILE [--json]",
-  options: ["  --json              machine-readable output", ...INPUT_HELP],
+  options: { json: flag("machine-readable output"), ...INPUT_OPTIONS },
+  positionals: ONE_FILE,
   examples: ["pstlab info fixtures/captures/fake-claude.cast", "pstlab info --json session.cast | jq .osc7501"],
 };
 
@@ -22,7 +25,7 @@ function hasReplacementChar(b: Uint8Array): boolean {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, json: { type: "boolean" } }, { minPositionals: 1, maxPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const rec = await openInput(p.positionals[0], p.values);
   const counts: Record<Event["kind"], number> = { output: 0, input: 0, resize: 0, marker: 0, exit: 0, other: 0 };

@@ -1,47 +1,30 @@
-// Opening an input recording with the flags every reading command shares.
+// Opening an input recording with the flags every reading command shares
+// (options.ts INPUT_OPTIONS).
 
 import { openRecording, type OpenOptions } from "../recording/open.ts";
-import type { Format, Recording } from "../recording/model.ts";
+import type { Recording } from "../recording/model.ts";
 import { type ProtocolEvent, Tracker } from "../osc7501/tracker.ts";
-import { err, parseNumber, parseSizeFlag, UsageError } from "./common.ts";
+import { err } from "./common.ts";
+import { UsageError } from "../errors.ts";
+import type { INPUT_OPTIONS, Values } from "./options.ts";
 
-export const INPUT_OPTIONS = {
-  raw: { type: "boolean" },
-  "input-format": { type: "string" },
-  size: { type: "string" },
-  chunk: { type: "string" },
-  timing: { type: "string" },
-  "log-in": { type: "string" },
-} as const;
+export type InputValues = Values<typeof INPUT_OPTIONS>;
 
-export const INPUT_HELP = [
-  "  --raw               read the input as raw bytes even if it looks like asciicast",
-  "  --input-format F    force the input format: v3, v2, raw, ttyrec, script, snapshot",
-  "  --size COLSxROWS    size for inputs without one (raw, ttyrec); default 120x32",
-  "  --chunk N           raw input: split into N-byte reads (default: one read)",
-  "  --timing FILE       util-linux script: FILE is the output log, this the timing file",
-  "  --log-in FILE       util-linux script: the input log (advanced format)",
-];
-
-const FORMATS: Format[] = ["v3", "v2", "raw", "ttyrec", "script", "snapshot"];
-
-export function openOptions(v: Record<string, unknown>): OpenOptions {
+export function openOptions(v: InputValues): OpenOptions {
   const o: OpenOptions = {};
   if (v.raw) o.from = "raw";
-  const f = v["input-format"];
-  if (typeof f === "string") {
-    if (!FORMATS.includes(f as Format)) throw new UsageError(`unknown input format "${f}" (use ${FORMATS.join(", ")})`);
-    if (v.raw && f !== "raw") throw new UsageError("--raw and --input-format disagree");
-    o.from = f as Format;
+  if (v["input-format"]) {
+    if (v.raw && v["input-format"] !== "raw") throw new UsageError("--raw and --input-format disagree");
+    o.from = v["input-format"];
   }
-  if (typeof v.size === "string") o.size = parseSizeFlag(v.size);
-  if (typeof v.chunk === "string") o.chunk = parseNumber(v.chunk, "chunk size", 1);
-  if (typeof v.timing === "string") o.timing = v.timing;
-  if (typeof v["log-in"] === "string") o.logIn = v["log-in"];
+  if (v.size) o.size = v.size;
+  if (v.chunk) o.chunk = v.chunk;
+  if (v.timing) o.timing = v.timing;
+  if (v["log-in"]) o.logIn = v["log-in"];
   return o;
 }
 
-export async function openInput(path: string | undefined, v: Record<string, unknown>): Promise<Recording> {
+export async function openInput(path: string | undefined, v: InputValues): Promise<Recording> {
   return await openRecording(path ?? "-", openOptions(v));
 }
 

@@ -1,24 +1,15 @@
-// Opening an output recording with the flags every writing command shares.
+// Opening an output recording with the flags every writing command shares
+// (options.ts RECORDING_OUTPUT_OPTIONS).
 
 import { OutputFile } from "../recording/sink.ts";
-import { createWriter, formatFromPath, type OutFormat, type RecordingWriter } from "../recording/writer.ts";
+import { createWriter, type OutFormat, type RecordingWriter } from "../recording/writer.ts";
+import { formatFor, type RECORDING_OUTPUT_OPTIONS, type Values } from "./options.ts";
 import type { Event, Header, Provenance } from "../recording/model.ts";
 import { FIXTURE_SCHEMA } from "../recording/model.ts";
-import { err, UsageError } from "./common.ts";
+import { err } from "./common.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { TOOL, VERSION } from "../version.ts";
-
-export const OUTPUT_OPTIONS = {
-  format: { type: "string" },
-  overwrite: { type: "boolean" },
-  "time-precision": { type: "string" },
-} as const;
-
-export const OUTPUT_HELP = [
-  "  --format FORMAT     output format: v3 (default for .cast), v2, raw (default for .raw)",
-  "  --overwrite         replace an existing non-empty output file",
-  "  --time-precision P  v3 intervals: ms (default, as asciinema) or us",
-];
+import { UsageError } from "../errors.ts";
 
 export interface Output {
   file: OutputFile;
@@ -26,24 +17,27 @@ export interface Output {
   format: OutFormat;
 }
 
-export function outputFormat(path: string, v: Record<string, unknown>): OutFormat {
-  if (typeof v.format === "string") {
-    if (v.format !== "v3" && v.format !== "v2" && v.format !== "raw") throw new UsageError(`unknown output format "${v.format}" (use v3, v2 or raw)`);
-    return v.format;
-  }
-  return path === "-" ? "v3" : formatFromPath(path) ?? "v3";
+export type RecordingOutputValues = Values<typeof RECORDING_OUTPUT_OPTIONS>;
+
+const BY_EXTENSION: Record<string, OutFormat> = { ".cast": "v3", ".jsonl": "v3", ".ndjson": "v3", ".raw": "raw", ".recording": "raw", ".bin": "raw" };
+/** Extensions of formats pstlab reads but cannot write: refuse rather than write v3 into a .ttyrec. */
+const READ_ONLY = [".ttyrec", ".tty", ".timing", ".log"];
+
+export function outputFormat(path: string, v: RecordingOutputValues): OutFormat {
+  const lower = path.toLowerCase();
+  const ro = READ_ONLY.find((x) => lower.endsWith(x));
+  if (!v.format && ro) throw new UsageError(`${path}: pstlab cannot write ${ro} files; write .cast (asciicast v3), --format v2, or .raw`);
+  return formatFor(v.format, path, BY_EXTENSION, "v3");
 }
 
 export function provenance(extra: Partial<Provenance> = {}): Provenance {
   return { tool: TOOL, version: VERSION, osc7501_revision: SPEC_REVISION, fixture_schema: FIXTURE_SCHEMA, ...extra };
 }
 
-export function openOutput(path: string, header: Header, v: Record<string, unknown>, opts: { durable?: boolean; append?: boolean; header?: boolean } = {}): Output {
+export function openOutput(path: string, header: Header, v: RecordingOutputValues, opts: { durable?: boolean; append?: boolean; header?: boolean } = {}): Output {
   const format = outputFormat(path, v);
-  const precision = v["time-precision"];
-  if (precision !== undefined && precision !== "ms" && precision !== "us") throw new UsageError(`bad --time-precision "${precision}" (use ms or us)`);
   const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
-  const writer = createWriter(format, file, header, { precision: precision as "ms" | "us" | undefined }, opts.header ?? true);
+  const writer = createWriter(format, file, header, { precision: v["time-precision"] }, opts.header ?? true);
   return { file, writer, format };
 }
 

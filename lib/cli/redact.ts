@@ -1,24 +1,26 @@
 // `pstlab redact`: scrub secrets before a capture goes into a bug report.
 
-import { type CommandSpec, err, parseFlags, parseNumber, UsageError } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, openOutput, summarize, writeAll } from "./output.ts";
+import { err, parseFlags } from "./common.ts";
+import { flag, IN_OUT, INPUT_OPTIONS, number, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
+import { openOutput, summarize, writeAll } from "./output.ts";
 import { envValuePatterns, Redactor } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
+import { UsageError } from "../errors.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "redact",
   summary: "scrub secrets from a capture (output, input, markers, header, OSC 7501 text)",
   usage: "pstlab redact IN OUT --pattern REGEX… [--env-values] [--replace TEXT]",
-  options: [
-    "  --pattern REGEX     a JavaScript regular expression to scrub (repeatable)",
-    "  --env-values        also scrub values of secret-looking environment variables",
-    "                      (*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
-    "  --replace TEXT      replacement text (default [REDACTED])",
-    "  --max-secret N      longest secret still found when split across reads (default 4096)",
-    ...OUTPUT_HELP,
-    ...INPUT_HELP,
-  ],
+  options: {
+    pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
+    "env-values": flag("also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env"),
+    replace: text("TEXT", "replacement text (default [REDACTED])"),
+    "max-secret": number("N", "longest secret still found when split across reads (default 4096)", { min: 1, max: 1 << 20, integer: true }),
+    ...RECORDING_OUTPUT_OPTIONS,
+    ...INPUT_OPTIONS,
+  },
+  positionals: IN_OUT,
   notes: [
     "Matches are found across read boundaries (a password typed one key per event) and",
     "inside OSC sequences; OSC 7501 msg/title are base64 and are decoded, scrubbed and",
@@ -31,10 +33,7 @@ export const spec: CommandSpec = {
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, {
-    ...INPUT_OPTIONS, ...OUTPUT_OPTIONS, pattern: { type: "string", multiple: true }, "env-values": { type: "boolean" },
-    replace: { type: "string" }, "max-secret": { type: "string" },
-  }, { minPositionals: 2, maxPositionals: 2 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const [inPath, outPath] = p.positionals;
   if (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-")) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
@@ -56,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
   const red = new Redactor({
     patterns,
     replace: p.values.replace ?? "[REDACTED]",
-    maxSecret: p.values["max-secret"] ? parseNumber(p.values["max-secret"], "--max-secret", 1, 1 << 20) : undefined,
+    maxSecret: p.values["max-secret"],
   });
   const o = openOutput(outPath, red.header(rec.header), p.values);
   await writeAll(o, rec.events, (e) => red.push(e), () => red.end());

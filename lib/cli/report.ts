@@ -2,41 +2,55 @@
 // needed the user, what it missed, how long it lingered, how often it cried wolf.
 
 import * as os from "node:os";
-import { colorEnabled, type CommandSpec, err, ExitCode, parseDuration, parseFlags, parseNumber, UsageError } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openOptions } from "./input.ts";
+import { colorEnabled, err, ExitCode, parseFlags } from "./common.ts";
+import { AT_LEAST_ONE_FILE, DETECTORS, duration, flag, formatFor, choice, INPUT_OPTIONS, JOBS, list, MANIFEST, number, OUTPUT, text, type Values } from "./options.ts";
+import { openOptions } from "./input.ts";
 import { defaultDetectorNames } from "../detect/detectors.ts";
+import { resolveManifest } from "../detect/bundled.ts";
+import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
-import { buildReport, type Gate } from "../report/model.ts";
+import { castText } from "../../replay/embed.ts";
+import { buildReport, type Gate, type Report } from "../report/model.ts";
 import { renderMarkdown, renderTable } from "../report/text.ts";
 import { renderCsv, renderJson, renderJunit } from "../report/data.ts";
+import { renderHtml } from "../report/html.ts";
 import { OutputFile } from "../recording/sink.ts";
-import { loadManifestFlag } from "./detect_common.ts";
+import { UsageError } from "../errors.ts";
+import type { OpenOptions } from "../recording/open.ts";
 
-export const spec: CommandSpec = {
+const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"] as const;
+type ReportFormat = (typeof FORMATS)[number];
+const BY_EXTENSION: Record<string, ReportFormat> = { ".html": "html", ".htm": "html", ".json": "json", ".md": "markdown", ".csv": "csv", ".xml": "junit" };
+
+export const spec = {
   name: "report",
   summary: "score every detector against the truth: latency, missed, linger, false alarms",
-  usage: "pstlab report FILE… [--truth …] [--labels FILE] [--detectors LIST] [--manifest NAME|PATH] [--format FORMAT] [-o OUT]",
-  options: [
-    "  --truth SOURCE      markers (the capture's truth: labels), labels (--labels FILE), or a",
-    "                      detector to compare against (protocol, screen:claude@50ms, …);",
-    "                      default: markers, else --labels, else the protocol's reports",
-    "  --labels FILE       TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it)",
-    "  --detectors LIST    comma-separated detector names (default: the full set for --manifest)",
-    "  --manifest NAME     manifest for the default detector set (default claude)",
-    "  --format FORMAT     table (default), markdown, json, csv, junit, html",
-    "  -o, --output OUT    write here (default stdout; `-` is stdout)",
-    "  --episodes          list every truth episode with each detector's detection time",
-    "  --per-file          also one table per file (JSON always has per_input)",
-    "  --jobs N            analyse files in parallel on N worker threads (default: cores)",
-    "  --gate LIST         detectors the --max-* thresholds apply to (default protocol)",
-    "  --max-latency S     fail (exit 1) when a gated detector's max latency is above S",
-    "  --max-missed N      fail when a gated detector missed more than N episodes",
-    "  --max-false N       fail when a gated detector raised more than N false alarms",
-    ...INPUT_HELP,
-  ],
+  usage: "pstlab report FILE… [--truth …] [--labels FILE] [--detectors LIST] [--manifest NAME|PATH|auto] [--format FORMAT] [-o OUT] [--export-FORMAT OUT…]",
+  options: {
+    truth: text("SOURCE", "markers (the capture's truth: labels), labels (--labels FILE), or a\ndetector to compare against (protocol, screen:claude@50ms, …);\ndefault: markers, else --labels, else the protocol's reports"),
+    labels: text("FILE", "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it)"),
+    detectors: DETECTORS,
+    manifest: MANIFEST,
+    format: choice("FORMAT", FORMATS, "table (default), markdown, json, csv, junit, html (default: from -o's extension)"),
+    output: OUTPUT,
+    "export-json": text("FILE", "also write the JSON report here (any --export-* combine; one analysis)"),
+    "export-markdown": text("FILE", "also write the markdown report here"),
+    "export-html": text("FILE", "also write the HTML report here"),
+    "export-junit": text("FILE", "also write the JUnit XML here"),
+    "export-csv": text("FILE", "also write the CSV here"),
+    episodes: flag("list every truth episode with each detector's detection time"),
+    "per-file": flag("also one table per file (JSON always has per_input)"),
+    jobs: JOBS,
+    gate: list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
+    "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
+    "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
+    "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
+    ...INPUT_OPTIONS,
+  },
+  positionals: AT_LEAST_ONE_FILE,
   notes: [
     "Detectors: protocol, screen:<m>@<interval>, tail8k:<m>, question, quiet>=<N>s, title:<m>,",
-    "hash@500ms, combined:<m>, herdr:<m>; <m> is claude, codex, generic or a .toml path.",
+    "hash@500ms, combined:<m>, herdr:<m>; <m> is claude, codex, generic, auto or a .toml path.",
     "Latency: from the truth turning blocked to the detector's first needs-you. Linger: how",
     "long it keeps saying needs-you after the truth leaves blocked (mean per episode).",
     "Exit 1 when a --max-* gate fails (criterion's \"regressed\"), 2 for bad input.",
@@ -45,42 +59,23 @@ export const spec: CommandSpec = {
     "pstlab report fixtures/captures/fake-claude.cast",
     "pstlab report session.cast --format markdown > report.md",
     "pstlab report runs/*.cast --format json -o report.json --jobs 4",
+    "pstlab report ci.cast --export-junit junit.xml --export-html report.html --export-json report.json",
     "pstlab report session.cast --truth protocol --detectors screen:claude@300ms,herdr:claude",
     "pstlab report build.cast --labels truth.tsv --manifest generic --gate protocol --max-missed 0",
   ],
 };
 
-const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"];
+type V = Values<typeof spec.options>;
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, {
-    ...INPUT_OPTIONS, truth: { type: "string" }, labels: { type: "string" }, detectors: { type: "string" }, manifest: { type: "string" },
-    format: { type: "string" }, output: { type: "string", short: "o" }, episodes: { type: "boolean" }, "per-file": { type: "boolean" },
-    jobs: { type: "string" }, gate: { type: "string" }, "max-latency": { type: "string" }, "max-missed": { type: "string" }, "max-false": { type: "string" },
-  }, { minPositionals: 1 });
-  if (!p) return 0;
-  const v = p.values;
-  const format = v.format ?? (v.output?.endsWith(".html") ? "html" : v.output?.endsWith(".json") ? "json" : v.output?.endsWith(".md") ? "markdown" : v.output?.endsWith(".csv") ? "csv" : v.output?.endsWith(".xml") ? "junit" : "table");
-  if (!FORMATS.includes(format)) throw new UsageError(`report: unknown format "${format}" (use ${FORMATS.join(", ")})`);
-  const manifest = v.manifest ?? "claude";
-  loadManifestFlag(manifest);
-  const detectors = v.detectors ? v.detectors.split(",").map((s) => s.trim()).filter(Boolean) : defaultDetectorNames(manifest);
-  if (detectors.length === 0) throw new UsageError("report: --detectors is empty");
-  const truth = v.truth ?? "auto";
-  if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
-  const jobs = v.jobs ? parseNumber(v.jobs, "--jobs", 1, 64) : Math.max(1, Math.min(os.cpus().length, p.positionals.length));
-  const gate: Gate | null = v["max-latency"] || v["max-missed"] || v["max-false"]
-    ? {
-      detectors: (v.gate ?? "protocol").split(",").map((s) => s.trim()),
-      maxLatency: v["max-latency"] ? parseDuration(v["max-latency"], "--max-latency") : undefined,
-      maxMissed: v["max-missed"] ? parseNumber(v["max-missed"], "--max-missed", 0) : undefined,
-      maxFalse: v["max-false"] ? parseNumber(v["max-false"], "--max-false", 0) : undefined,
-    }
-    : null;
+function gateFrom(v: V): Gate | null {
+  if (v["max-latency"] === undefined && v["max-missed"] === undefined && v["max-false"] === undefined) return null;
+  return { detectors: v.gate ?? ["protocol"], maxLatency: v["max-latency"], maxMissed: v["max-missed"], maxFalse: v["max-false"] };
+}
 
+function progressLine(): (done: number, total: number, path: string, t?: number) => void {
   const tty = !!(process.stderr as { isTTY?: boolean }).isTTY;
   let lastLine = 0;
-  const progress = (done: number, total: number, path: string, t?: number) => {
+  return (done, total, path, t) => {
     if (total < 2 && t === undefined) return;
     const now = performance.now();
     if (now - lastLine < 250 && done < total) return;
@@ -88,35 +83,63 @@ export async function run(argv: string[]): Promise<number> {
     const msg = done >= total ? `analysed ${total} file${total === 1 ? "" : "s"}` : `analysing ${done + 1}/${total} ${path}${t !== undefined ? ` (${t.toFixed(0)} s of capture)` : ""}`;
     err(tty ? `\r\x1b[K${msg}${done >= total ? "\n" : ""}` : `${msg}\n`);
   };
-  const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open: openOptions(v) }, jobs, progress);
-  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
-  const report = buildReport(files, gate, ["report", ...argv.filter((a) => a !== "-o" && a !== v.output)]);
-  let text: string;
+}
+
+async function render(format: ReportFormat, report: Report, v: V, open: OpenOptions, color: boolean): Promise<string> {
   switch (format) {
     case "markdown":
-      text = renderMarkdown(report, { perFile: v["per-file"], episodes: v.episodes });
-      break;
+      return renderMarkdown(report, { perFile: v["per-file"], episodes: v.episodes });
     case "json":
-      text = renderJson(report, { episodes: v.episodes });
-      break;
+      return renderJson(report, { episodes: v.episodes });
     case "csv":
-      text = renderCsv(report);
-      break;
+      return renderCsv(report);
     case "junit":
-      text = renderJunit(report);
-      break;
+      return renderJunit(report);
     case "html": {
-      const { renderHtml } = await import("../report/html.ts");
-      text = await renderHtml(report);
-      break;
+      const casts = [];
+      for (const f of report.files) casts.push(await castText(f.path, open));
+      return renderHtml(report, casts);
     }
     default:
-      text = renderTable(report, { color: !v.output && colorEnabled(1), perFile: v["per-file"], episodes: v.episodes });
+      return renderTable(report, { color, perFile: v["per-file"], episodes: v.episodes });
   }
-  const out = OutputFile.open(v.output ?? "-", { overwrite: true });
+}
+
+function write(path: string, text: string): void {
+  const out = OutputFile.open(path, { overwrite: true });
   out.write(text);
   out.close();
-  if (v.output && v.output !== "-") err(`pstlab: wrote ${v.output}\n`);
+  if (path !== "-") err(`pstlab: wrote ${path}\n`);
+}
+
+/** The command line a report prints about itself: without the paths it wrote to. */
+function argvForReport(argv: string[], v: V): string[] {
+  const outputs = new Set([v.output, v["export-json"], v["export-markdown"], v["export-html"], v["export-junit"], v["export-csv"]].filter(Boolean));
+  const flags = new Set(["-o", "--output", "--export-json", "--export-markdown", "--export-html", "--export-junit", "--export-csv"]);
+  return ["report", ...argv.filter((a, i) => !flags.has(a) && !(outputs.has(a) && flags.has(argv[i - 1])) && !/^--(output|export-[a-z]+)=/.test(a))];
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const p = parseFlags(spec, argv);
+  if (!p) return 0;
+  const v = p.values;
+  const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
+  const manifest = v.manifest ?? AUTO;
+  if (manifest !== AUTO) resolveManifest(manifest);
+  const detectors = v.detectors ?? defaultDetectorNames(manifest);
+  const truth = v.truth ?? "auto";
+  if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
+  const gate = gateFrom(v);
+  const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, p.positionals.length));
+  const open = openOptions(v);
+  const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
+  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
+  const report = buildReport(files, gate, argvForReport(argv, v));
+  const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
+  if (unknownGate) throw new UsageError(`report: --gate ${unknownGate} is not a detector of this run (${report.summaries.map((s) => s.detector).join(", ")})`);
+  const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
+  for (const [path, f] of exports) if (path) write(path, await render(f, report, v, open, false));
+  write(v.output ?? "-", await render(format, report, v, open, !v.output && colorEnabled(1)));
   if (report.gates.some((g) => g.failures.length)) throw new ExitCode(1, report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`).join("; "));
   return 0;
 }

@@ -1,15 +1,18 @@
 // `pstlab scan`: every protocol event of a capture, in order.
 
-import { type CommandSpec, colorEnabled, disarm, out, paint, parseFlags, round6, visible, alignRows } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings, trackRecording } from "./input.ts";
+import { colorEnabled, out, parseFlags } from "./common.ts";
+import { flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
+import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
 import { OutputFile } from "../recording/sink.ts";
+import { alignRows, disarm, paint, round6, visible } from "../text.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "scan",
   summary: "list every OSC 7501 event in a capture (reports, rejects, queries, lifetime events)",
   usage: "pstlab scan [FILE|-] [--raw] [--json]",
-  options: ["  --json              one JSON object per line (t, type, …)", ...INPUT_HELP],
+  options: { json: flag("one JSON object per line (t, type, …)"), ...INPUT_OPTIONS },
+  positionals: OPTIONAL_FILE,
   notes: [
     "FILE is an asciicast v2/v3 recording (its exit event is a process-exit lifetime",
     "event), a ttyrec or script capture, or raw bytes; `-` or no FILE reads stdin.",
@@ -67,7 +70,7 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, json: { type: "boolean" } }, { maxPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const rec = await openInput(p.positionals[0], p.values);
   const json = !!p.values.json;

@@ -1,27 +1,30 @@
 // `pstlab screen`: the emulated screen at a time, for bug reports.
 
-import { type CommandSpec, disarm, out, parseDuration, parseFlags, round6 } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings } from "./input.ts";
+import { out, parseFlags } from "./common.ts";
+import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
+import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
+import { disarm, round6 } from "../text.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "screen",
   summary: "print the emulated screen (viewport) at a time",
   usage: "pstlab screen FILE [--at SECONDS] [--size COLSxROWS] [--json] [--plain]",
-  options: [
-    "  --at SECONDS        time to look at (default: the end)",
-    "  --plain             only the rows (no header line)",
-    "  --json              {\"t\", \"cols\", \"rows\", \"lines\", \"title\", \"osc9\", \"altScreen\", \"cursor\"}",
-    ...INPUT_HELP,
-  ],
+  options: {
+    at: AT,
+    plain: flag("only the rows (no header line)"),
+    json: flag("{\"t\", \"cols\", \"rows\", \"lines\", \"title\", \"osc9\", \"altScreen\", \"cursor\"}"),
+    ...INPUT_OPTIONS,
+  },
+  positionals: ONE_FILE,
   examples: ["pstlab screen session.cast --at 61.2", "pstlab screen capture.raw --size 80x24 --plain > screen.txt"],
 };
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, at: { type: "string" }, json: { type: "boolean" }, plain: { type: "boolean" } }, { minPositionals: 1, maxPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
   const rec = await openInput(p.positionals[0], p.values);
-  const at = p.values.at !== undefined ? parseDuration(p.values.at, "time") : Infinity;
+  const at = p.values.at ?? Infinity;
   const { observer, t } = await observeAt(rec, at);
   const s = observer.screen;
   const rows = s.rows();

@@ -1,18 +1,17 @@
 // `pstlab status`: the record table at a time.
 
-import { alignRows, type CommandSpec, disarm, out, parseDuration, parseFlags, round6 } from "./common.ts";
-import { INPUT_HELP, INPUT_OPTIONS, openInput, printWarnings, trackRecording } from "./input.ts";
+import { out, parseFlags } from "./common.ts";
+import { AT, flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
+import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { Store } from "../osc7501/store.ts";
+import { alignRows, disarm, round6 } from "../text.ts";
 
-export const spec: CommandSpec = {
+export const spec = {
   name: "status",
   summary: "show the OSC 7501 records a terminal would hold at a time",
   usage: "pstlab status [FILE|-] [--at SECONDS] [--raw] [--json]",
-  options: [
-    "  --at SECONDS        the time to look at (default: end of input); 12, 1.5, 500ms, 1m30s",
-    "  --json              {\"records\":[…]}: root first, then ids in lexicographic order",
-    ...INPUT_HELP,
-  ],
+  options: { at: AT, json: flag("{\"records\":[…]}: root first, then ids in lexicographic order"), ...INPUT_OPTIONS },
+  positionals: OPTIONAL_FILE,
   examples: [
     "pstlab status fixtures/captures/deploy.cast --at 1.0",
     "pstlab status --json session.cast",
@@ -27,9 +26,9 @@ export function recordsJson(store: Store): Record<string, unknown>[] {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(argv, spec, { ...INPUT_OPTIONS, json: { type: "boolean" }, at: { type: "string" } }, { maxPositionals: 1 });
+  const p = parseFlags(spec, argv);
   if (!p) return 0;
-  const at = p.values.at !== undefined ? parseDuration(p.values.at, "time") : Infinity;
+  const at = p.values.at ?? Infinity;
   const rec = await openInput(p.positionals[0], p.values);
   const { tracker, end } = await trackRecording(rec, () => {}, at);
   const store = tracker.store;

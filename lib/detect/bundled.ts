@@ -6,8 +6,9 @@ import * as path from "node:path";
 import claude from "../../fixtures/manifests/claude.toml" with { type: "text" };
 import codex from "../../fixtures/manifests/codex.toml" with { type: "text" };
 import generic from "../../fixtures/manifests/generic.toml" with { type: "text" };
-import { loadManifest, type Manifest, ManifestError } from "./manifest.ts";
+import { loadManifest, type Manifest } from "./manifest.ts";
 import { readTextFile } from "../recording/source.ts";
+import { ManifestError } from "../errors.ts";
 
 export const BUNDLED: Record<string, string> = { claude, codex, generic };
 

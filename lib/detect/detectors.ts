@@ -1,4 +1,5 @@
 // The detectors pstlab replays side by side. One interface: given what a terminal
+import { DetectorError } from "../errors.ts";
 // observer can see at a sample time, return a verdict. The sampling policy is part of
 // a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
 // are stable: they are the row labels of every report.
@@ -26,7 +27,6 @@ export interface Detector {
   judge(o: Observation): Verdict;
 }
 
-export class DetectorError extends Error {}
 
 const v = (state: DetState, rule: string | null, evidence: string | null = null, kind: Kind | null = null): Verdict =>
   ({ state, needsYou: state === "blocked", rule, evidence, kind });

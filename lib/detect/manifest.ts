@@ -9,6 +9,7 @@
 // that could backtrack catastrophically are refused at load.
 
 import { parse as parseToml } from "smol-toml";
+import { ManifestError } from "../errors.ts";
 import { compileRust, RegexTranslationError } from "./regex_rust.ts";
 import { checkRegex, LINE_CHARS, REDOS_BUDGET_MS, SCREEN_CHARS } from "./redos.ts";
 import { parseRegion, type Region, type RegionSource, RegionView } from "./regions.ts";
@@ -59,14 +60,6 @@ export interface Manifest {
   path: string;
 }
 
-export class ManifestError extends Error {
-  constructor(readonly file: string, message: string) {
-    super(message);
-  }
-  override toString(): string {
-    return `${this.file}: ${this.message}`;
-  }
-}
 
 const HERDR_TOP = new Set(["id", "version", "min_engine_version", "updated_at", "aliases", "resume_options", "rules"]);
 const HERDR_RULE = new Set(["id", "state", "priority", "region", "visible_idle", "visible_working", "visible_blocker", "skip_state_update", "contains", "regex", "line_regex", "all", "any", "not"]);

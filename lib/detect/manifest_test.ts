@@ -4,9 +4,10 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { evaluate, LIMITS, loadManifest, ManifestError } from "./manifest.ts";
+import { evaluate, LIMITS, loadManifest } from "./manifest.ts";
 import { BUNDLED, resolveManifest } from "./bundled.ts";
 import { hasShared, SHARED } from "../recording/testutil.ts";
+import { ManifestError } from "../errors.ts";
 
 const screen = (text: string, title = "", osc9: string | null = null) => ({ rows: () => text.split("\n"), title, osc9 });
 const herdr = (rules: string, top = 'id = "t"\nversion = "1"\n') => top + rules;

@@ -24,7 +24,6 @@ const PLAIN = new Set<RegionName>([
   "whole_recent_without_current_prompt_marker", "current_prompt_block_marker", "after_current_prompt_block_marker",
 ]);
 
-export const REGION_NAMES = [...PLAIN, ...WITH_N];
 
 export function parseRegion(s: string): Region | null {
   const m = /^([a-z_]+)(?:\(([0-9]{1,4})\))?$/.exec(s.trim());

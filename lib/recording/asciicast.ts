@@ -4,8 +4,9 @@
 // private `b` event for reads that are not valid UTF-8.
 
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
-import { DEFAULT_SIZE, type Event, FixtureError, type Header, type Provenance, parseSize } from "./model.ts";
+import { DEFAULT_SIZE, type Event, type Header, type Provenance, parseSize } from "./model.ts";
 import { knownText, Utf8Chunker } from "./utf8.ts";
+import { FixtureError } from "../errors.ts";
 
 const te = new TextEncoder();
 const KNOWN_V3 = new Set(["version", "term", "timestamp", "idle_time_limit", "command", "title", "env", "tags", "pstlab"]);

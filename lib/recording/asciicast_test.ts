@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
 import { AsciicastWriter } from "./asciicast.ts";
-import { collect, concatOutput, type Event, FixtureError, type Header } from "./model.ts";
+import { collect, concatOutput, type Event, type Header } from "./model.ts";
 import { openRecording } from "./open.ts";
 import { tmpDir, writeTmp } from "./testutil.ts";
+import { FixtureError } from "../errors.ts";
 
 const te = new TextEncoder();
 const dir = tmpDir();

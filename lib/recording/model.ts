@@ -54,15 +54,6 @@ export interface Recording {
   warnings: string[];
 }
 
-/** A problem a user can cause with an input file: printed as `file:line: message`, exit 2. */
-export class FixtureError extends Error {
-  constructor(readonly file: string, readonly line: number | null, message: string) {
-    super(message);
-  }
-  override toString(): string {
-    return `${this.file}${this.line !== null ? `:${this.line}` : ""}: ${this.message}`;
-  }
-}
 
 export const FIXTURE_SCHEMA = 1;
 export const DEFAULT_SIZE = { cols: 120, rows: 32 };

@@ -4,13 +4,14 @@
 
 import * as path from "node:path";
 import { parseHeaderLine, readAsciicastEvents } from "./asciicast.ts";
-import { DEFAULT_SIZE, type Format, FixtureError, type Header, type Recording } from "./model.ts";
+import { DEFAULT_SIZE, type Format, type Header, type Recording } from "./model.ts";
 import { readRawEvents } from "./raw.ts";
 import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.ts";
 import { openSource } from "./source.ts";
 import { looksLikeTtyrec, readTtyrecEvents, ttyrecSize } from "./ttyrec.ts";
 import * as fs from "node:fs";
 import { isSnapshotPath, readSnapshotEvents } from "./snapshot.ts";
+import { FixtureError } from "../errors.ts";
 
 export interface OpenOptions {
   /** Force the input format. */

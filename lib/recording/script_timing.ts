@@ -4,9 +4,10 @@
 // Byte-exact: every byte of the log files is accounted for.
 
 import * as fs from "node:fs";
-import { type Event, FixtureError, type Header } from "./model.ts";
+import { type Event, type Header } from "./model.ts";
 import { lines } from "./lines.ts";
 import { describeFsError } from "./source.ts";
+import { FixtureError } from "../errors.ts";
 
 export type TimingFormat = "classic" | "advanced";
 

@@ -1,11 +1,13 @@
 // Output files. Never overwrite an existing non-empty file without --overwrite
-// (asciinema's rule: an empty file is fine); create parent directories; `-` is
-// stdout. Durable mode writes every event through at once, so a recorder killed
+// (asciinema's rule: an empty file is fine); a missing folder is an error, not a
+// silent `mkdir -p` (a typo in -o should not scatter files); `-` is stdout.
+// Durable mode writes every event through at once, so a recorder killed
 // with SIGKILL leaves a file that reads back up to its last complete line.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeFsError, InputError } from "./source.ts";
+import { describeFsError } from "./source.ts";
+import { InputError } from "../errors.ts";
 
 export interface OutputOptions {
   overwrite?: boolean;
@@ -62,10 +64,10 @@ export class OutputFile {
       if (e instanceof InputError) throw e;
     }
     try {
-      fs.mkdirSync(path.dirname(path.resolve(p)), { recursive: true });
       const fd = fs.openSync(p, opts.append ? "a" : "w");
       return new OutputFile(p, fd, !!opts.durable, existed);
     } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") throw new InputError(`${p}: cannot write: folder ${path.dirname(p)} does not exist`);
       throw new InputError(`${p}: cannot write: ${describeFsError(e)}`);
     }
   }

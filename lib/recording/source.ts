@@ -3,6 +3,7 @@
 
 import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
+import { InputError } from "../errors.ts";
 
 /**
  * An uninitialised byte array for data that is about to be overwritten: zero-filling a
@@ -52,7 +53,6 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
   }
 }
 
-export class InputError extends Error {}
 
 /** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */
 export async function openSource(path: string): Promise<Source> {

@@ -2,7 +2,8 @@
 // followed by len output bytes. Byte-exact; no size, input, markers or exit.
 // termrec's convention of a leading `ESC [ 8 ; rows ; cols t` gives the size.
 
-import { type Event, FixtureError } from "./model.ts";
+import { type Event } from "./model.ts";
+import { FixtureError } from "../errors.ts";
 
 /** Plausibility check for sniffing: the first frames chain to a sane layout. */
 export function looksLikeTtyrec(head: Uint8Array, size: number | null): boolean {

@@ -31,10 +31,3 @@ export function createWriter(format: OutFormat, out: OutputFile, header: Header,
   if (writeHeader) w.header(header);
   return w;
 }
-
-export function formatFromPath(p: string): OutFormat | null {
-  const lower = p.toLowerCase();
-  if (lower.endsWith(".cast") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "v3";
-  if (lower.endsWith(".raw") || lower.endsWith(".recording") || lower.endsWith(".bin")) return "raw";
-  return null;
-}

@@ -10,11 +10,7 @@ import { createHash } from "node:crypto";
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import { COLUMNS, type Report, row, totals } from "./model.ts";
-import { openRecording } from "../recording/open.ts";
-import { AsciicastWriter } from "../recording/asciicast.ts";
-import type { FileResult } from "../../replay/analyze.ts";
-
-export const MAX_EMBED_BYTES = 64 << 20;
+import type { FileResult } from "../score/result.ts";
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -28,22 +24,6 @@ export function inertJson(v: unknown): string {
 
 const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };
 const X0 = 230, W = 1000, ROW = 20;
-
-async function castText(path: string): Promise<string | null> {
-  const rec = await openRecording(path);
-  const parts: string[] = [];
-  let size = 0;
-  const w = new AsciicastWriter({ write: (s) => { parts.push(s); size += s.length; } }, 3);
-  w.header({ ...rec.header, provenance: undefined, extra: undefined });
-  let last = 0;
-  for await (const e of rec.events) {
-    w.event(e);
-    last = e.t;
-    if (size > MAX_EMBED_BYTES) return null;
-  }
-  w.end(last);
-  return parts.join("");
-}
 
 function timeline(f: FileResult, id: string): string {
   const dur = Math.max(f.duration, 1e-6);
@@ -122,13 +102,14 @@ function sha256b64(s: string): string {
   return createHash("sha256").update(s, "utf8").digest("base64");
 }
 
-export async function renderHtml(r: Report): Promise<string> {
+/** `casts[i]`: file i as asciicast v3 text for the player (null: not embedded), as the analysis read it. */
+export function renderHtml(r: Report, casts: (string | null)[]): string {
   const t = totals(r);
   const sections: string[] = [];
   const dataBlocks: string[] = [];
   for (let i = 0; i < r.files.length; i++) {
     const f = r.files[i];
-    const cast = f.path === "-" ? null : await castText(f.path);
+    const cast = casts[i] ?? null;
     dataBlocks.push(`<script type="application/json" id="capture-${i}">${inertJson({ cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W })}</script>`);
     sections.push(`<section data-capture="capture-${i}">
 <h2>${escapeHtml(f.path)}</h2>

@@ -1,10 +1,11 @@
 // One result model, many renderers (ecosystem.md §5.4): pooled per-detector summaries
 // plus per-file ones, the inputs, and the run's identity (tool, spec revision, truth).
 
-import type { FileResult } from "../../replay/analyze.ts";
+import type { FileResult } from "../score/result.ts";
 import { summarize, type Summary } from "../score/metrics.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { VERSION } from "../version.ts";
+import { round6 } from "../text.ts";
 
 export interface Gate {
   detectors: string[];
@@ -30,7 +31,8 @@ export interface Report {
 }
 
 export function buildReport(files: FileResult[], gate: Gate | null, argv: string[]): Report {
-  const names = files[0]?.scores.map((s) => s.detector) ?? [];
+  // Files whose `auto` manifest differs pool under the name they were asked by (screen:auto@50ms).
+  const names = files[0]?.scores.map((s, i) => files.every((f) => f.scores[i]?.detector === s.detector) ? s.detector : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")) ?? [];
   const summaries = names.map((n, i) => summarize(n, files.map((f) => f.scores[i])));
   const perFile = files.map((f) => ({ path: f.path, summaries: f.scores.map((s) => summarize(s.detector, [s])) }));
   const truths = [...new Set(files.map((f) => f.truth.startsWith("labels:") ? "labels" : f.truth))];
@@ -51,8 +53,7 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
 
 // ---------------------------------------------------------------- shared formatting
 
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
-export const round = (x: number | null) => (x === null ? null : r6(x));
+export const round = (x: number | null) => (x === null ? null : round6(x));
 
 export function fmtLatency(x: number | null): string {
   return x === null ? "–" : `${x.toFixed(2)} s`;

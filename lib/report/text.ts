@@ -1,9 +1,9 @@
 // Terminal table and markdown (for bug reports: it ends with what is needed to
 // reproduce it — fixture hash, pstlab version, spec revision, the command).
 
-import { alignRows, paint } from "../cli/common.ts";
 import { COLUMNS, type Report, row, totals } from "./model.ts";
 import type { Summary } from "../score/metrics.ts";
+import { alignRows, paint } from "../text.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
 

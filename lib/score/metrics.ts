@@ -9,7 +9,7 @@
 // Everything here works on plain interval lists, so every metric is testable with
 // hand-written timelines.
 
-import type { Timeline } from "../../replay/clock.ts";
+import { EPS, inForceAt, type Timeline } from "../detect/timeline.ts";
 import type { Truth, TruthState } from "./truth.ts";
 
 export interface Interval {
@@ -44,7 +44,6 @@ export interface DetectorScore {
   samples: number;
 }
 
-const EPS = 1e-9;
 
 /** Truth segments as intervals of one state up to `end`. */
 export function truthIntervals(truth: Truth, end: number, state: TruthState): (Interval & { kind: string | null })[] {
@@ -108,14 +107,7 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   // by the truth state at each instant.
   const fa: FalseAlarms = { working: { count: 0, seconds: 0 }, idle: { count: 0, seconds: 0 }, unlabeled: { count: 0, seconds: 0 } };
   const segs = truth.segments;
-  const stateAt = (t: number): TruthState => {
-    let s: TruthState = "unlabeled";
-    for (const seg of segs) {
-      if (seg.start > t + EPS) break;
-      s = seg.state;
-    }
-    return s;
-  };
+  const stateAt = (t: number): TruthState => inForceAt(segs, t, (s) => s.start)?.state ?? "unlabeled";
   for (const n of ny) {
     const st = stateAt(n.start);
     if (st !== "blocked") fa[st].count++;

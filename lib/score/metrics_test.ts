@@ -3,8 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { needsYouIntervals, percentile, score, summarize, truthIntervals } from "./metrics.ts";
 import { parseTruthLabel, truthFromLabelsFile, truthFromMarkers, truthFromTimeline, type Truth } from "./truth.ts";
-import type { Timeline } from "../../replay/clock.ts";
-import { FixtureError } from "../recording/model.ts";
+import type { Timeline } from "../detect/timeline.ts";
+import { FixtureError } from "../errors.ts";
 
 /** [t, needsYou] change points → a timeline. */
 function tl(points: [number, boolean, string?][], name = "d"): Timeline {

@@ -2,8 +2,8 @@
 // (fixture-format.md convention 3: a label applies until the next one), from a labels
 // file (TSV `seconds<TAB>state[<TAB>kind]`), or from any detector's verdicts.
 
-import { FixtureError } from "../recording/model.ts";
-import type { Timeline } from "../../replay/clock.ts";
+import type { Timeline } from "../detect/timeline.ts";
+import { FixtureError } from "../errors.ts";
 
 export type TruthState = "idle" | "working" | "blocked" | "unlabeled";
 export const TRUTH_LABELS = ["idle", "working", "blocked", "done", "error"] as const;
@@ -88,14 +88,4 @@ export function truthFromTimeline(tl: Timeline): Truth {
     push(segs, { start: p.t, state, kind: v.kind ?? null });
   }
   return { source: `detector:${tl.detector}`, segments: segs };
-}
-
-/** Before the first segment the truth is unlabeled. */
-export function truthAt(truth: Truth, t: number): TruthState {
-  let s: TruthState = "unlabeled";
-  for (const seg of truth.segments) {
-    if (seg.start > t + 1e-9) break;
-    s = seg.state;
-  }
-  return s;
 }

@@ -45,7 +45,19 @@ export const TASKS = [
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
 
+/** Runs the agent on this process's stdin/stdout; leaves stdin as it found it, so the process can exit by itself. */
 export async function runAgent(o: AgentOptions): Promise<number> {
+  const stdin = process.stdin as unknown as NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
+  try {
+    return await agent(o, stdin);
+  } finally {
+    stdin.removeAllListeners("data");
+    stdin.pause();
+    if (stdin.isTTY) stdin.setRawMode?.(false);
+  }
+}
+
+async function agent(o: AgentOptions, stdin: NodeJS.ReadStream & { setRawMode?: (b: boolean) => void }): Promise<number> {
   const r = rng(o.seed);
   const cols = Math.min((process.stdout as { columns?: number }).columns || 120, 200);
   const out = (s: string) => fs.writeSync(1, te.encode(s));
@@ -53,7 +65,6 @@ export async function runAgent(o: AgentOptions): Promise<number> {
   const label = (l: string) => {
     if (labelsPath) fs.appendFileSync(labelsPath, l + "\n");
   };
-  const stdin = process.stdin as unknown as NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
   if (stdin.isTTY) stdin.setRawMode?.(true);
   const queue: string[] = [];
   let waiter: (() => void) | null = null;

@@ -1,3 +1,5 @@
+import { parseDuration } from "../units.ts";
+import { FixtureError } from "../errors.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a JS regex on the emulated screen; default timeout 10 s
@@ -11,8 +13,6 @@
 //
 // A wait that times out ends the recording (the file is kept) and pstlab exits 3.
 
-import { parseDuration } from "../cli/common.ts";
-import { FixtureError } from "../recording/model.ts";
 
 export type Step =
   | { line: number; op: "wait"; re: RegExp; timeout: number; src: string }

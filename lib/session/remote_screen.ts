@@ -3,7 +3,7 @@
 
 import type { FromWorker, ToWorker } from "./screen_worker.ts";
 import { Screen } from "../screen/screen.ts";
-import { workerUrl } from "../cli/self.ts";
+import { workerUrl } from "../runtime.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
 
 export class RemoteScreen {
@@ -14,16 +14,21 @@ export class RemoteScreen {
   private waiting = new Map<number, (rows: string[]) => void>();
   private nextId = 0;
   private closed: Promise<void>;
+  private readonly onFallback: (why: string) => void;
   private resolveClosed!: () => void;
 
-  constructor(private readonly cols: number, private readonly rowCount: number, private readonly onReply: (data: string | Uint8Array) => void, opts: { inProcess?: boolean } = {}) {
+  /** Why the screen runs in-process (null: in its worker); the caller decides whether to say so. */
+  fallback: string | null = null;
+
+  constructor(private readonly cols: number, private readonly rowCount: number, private readonly onReply: (data: string | Uint8Array) => void, opts: { inProcess?: boolean; onFallback?: (why: string) => void } = {}) {
+    this.onFallback = opts.onFallback ?? (() => {});
     this.closed = new Promise((r) => (this.resolveClosed = r));
     if (opts.inProcess) {
       this.goLocal("");
       return;
     }
     try {
-      this.worker = new Worker(workerUrl("lib/record/screen_worker.ts"), { type: "module" });
+      this.worker = new Worker(workerUrl("lib/session/screen_worker.ts"), { type: "module" });
     } catch (e) {
       this.goLocal((e as Error).message);
       return;
@@ -49,9 +54,8 @@ export class RemoteScreen {
   /** Runs the screen in this thread from now on, replaying what the worker never ran. */
   private goLocal(why: string): void {
     if (why) {
-      try {
-        process.stderr.write(`pstlab: warning: screen worker unavailable (${why}); emulating in-process\n`);
-      } catch { /* ignore */ }
+      this.fallback = why;
+      this.onFallback(why);
     }
     this.worker?.terminate();
     this.worker = null;

@@ -16,7 +16,7 @@ import { queryReply } from "../osc7501/parse.ts";
 import { RemoteScreen } from "./remote_screen.ts";
 import { QueryFilter } from "./query_filter.ts";
 import { LabelChannel } from "./labels.ts";
-import { runScript, ScriptFailed, type Step } from "./script.ts";
+import { runScript, ScriptFailed, type Step } from "./driver.ts";
 import type { Event, Header, Provenance } from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { writeAllSync } from "../recording/sink.ts";
@@ -41,6 +41,8 @@ export interface SessionOptions {
   timeout?: number;
   /** Bytes to show the user (interactive passthrough); null in headless mode. */
   stdoutFd: number | null;
+  /** Told about degraded operation (the screen worker fell back in-process); the CLI prints it. */
+  onWarning?: (message: string) => void;
   /** How long to wait for the pty's EOF after the child exited (grandchildren may hold it). */
   drainGraceMs?: number;
 }
@@ -113,7 +115,7 @@ export async function runSession(o: SessionOptions, writer: RecordingWriter): Pr
   const env = { ...o.env, PSTLAB_LABELS: labels.path, PSTLAB_RECORDING: "1" };
 
   // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
-  const screen = o.headless ? new RemoteScreen(o.cols, o.rows, (r) => pty?.write(r)) : null;
+  const screen = o.headless ? new RemoteScreen(o.cols, o.rows, (r) => pty?.write(r), { onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`) }) : null;
   const screenText = async () => (screen ? (await screen.rows()).join("\n") : "");
   const filter = o.headless ? null : new QueryFilter();
   let filterTimer: ReturnType<typeof setTimeout> | null = null;

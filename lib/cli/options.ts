@@ -1,0 +1,235 @@
+// Every command's flags are declared once, in a table: name, short flag, argument name,
+// parser (with its bounds) and help line. The table drives both the parser and the
+// help text, so they cannot drift. The parser is ours rather than node:util's
+// parseArgs because `record` needs options to end at the first positional (the command
+// it runs takes its own flags), and because a value that starts with "-" (`--at -5`)
+// must reach the value parser and get its one-line message, not Node's three lines.
+
+import { UsageError } from "../errors.ts";
+import { parseDuration, parseNumber, parseSize } from "../units.ts";
+
+export interface Opt<T> {
+  short?: string;
+  /** Argument name in help (FILE, N, …); absent for a boolean flag. */
+  arg?: string;
+  /** Help text; "\n" starts a continuation line. */
+  help: string;
+  parse: (raw: string, flag: string) => T;
+  /** Repeatable: every value is kept (the parsed values are collected in an array). */
+  multiple?: boolean;
+}
+
+export type Options = Record<string, Opt<unknown>>;
+export type Values<O extends Options> = { [K in keyof O]?: O[K] extends Opt<infer T> ? (O[K]["multiple"] extends true ? T[] : T) : never };
+
+export interface CommandDef<O extends Options = Options> {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Positional arguments described in help ([name, text]). */
+  args?: string[][];
+  options: O;
+  positionals?: { min?: number; max?: number; /** options end at the first positional (record) */ stopAtFirst?: boolean };
+  notes?: string[];
+  examples: string[];
+}
+
+export interface Parsed<O extends Options> {
+  values: Values<O>;
+  positionals: string[];
+  /** The flags as typed, in order (for reports that print their own command line). */
+  argv: string[];
+}
+
+// ---- option builders --------------------------------------------------------------------
+
+export function flag(help: string, short?: string): Opt<boolean> {
+  return { help, short, parse: () => true };
+}
+
+export function text(arg: string, help: string, short?: string): Opt<string> {
+  return { arg, help, short, parse: (s) => s };
+}
+
+export function repeated(arg: string, help: string): Opt<string> & { multiple: true } {
+  return { arg, help, parse: (s) => s, multiple: true };
+}
+
+export function number(arg: string, help: string, bounds: { min?: number; max?: number; integer?: boolean } = {}): Opt<number> {
+  return { arg, help, parse: (s, f) => parseNumber(s, f, bounds.min, bounds.max, bounds.integer) };
+}
+
+export function duration(arg: string, help: string): Opt<number> {
+  return { arg, help, parse: (s, f) => parseDuration(s, f) };
+}
+
+export function choice<T extends string>(arg: string, values: readonly T[], help: string): Opt<T> {
+  return {
+    arg, help, parse: (s, f) => {
+      if (!values.includes(s as T)) throw new UsageError(`bad ${f} "${s}" (use ${values.join(", ")})`);
+      return s as T;
+    },
+  };
+}
+
+/** A comma-separated list; empty items are dropped, an empty list is an error. */
+export function list(arg: string, help: string): Opt<string[]> {
+  return {
+    arg, help, parse: (s, f) => {
+      const items = s.split(",").map((x) => x.trim()).filter(Boolean);
+      if (items.length === 0) throw new UsageError(`${f} is empty`);
+      return items;
+    },
+  };
+}
+
+// ---- options several commands share (each declared once) ----------------------------------
+
+export const OUTPUT = text("FILE", "write here (default stdout; `-` is stdout)", "o");
+export const JOBS = number("N", "analyse files in parallel on N worker threads (default: cores)", { min: 1, max: 64, integer: true });
+export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
+export const MANIFEST = text(
+  "NAME|PATH",
+  "rules: claude, codex, generic, a .toml file (Herdr's format or first-match),\nor auto (default: chosen from the recording's command and title)",
+);
+export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
+export const SIZE: Opt<{ cols: number; rows: number }> = { arg: "COLSxROWS", help: "size for inputs without one (raw, ttyrec); default 120x32", parse: (s, f) => parseSize(s, f) };
+export const INPUT_FORMATS = ["v3", "v2", "raw", "ttyrec", "script", "snapshot"] as const;
+
+/** How every reading command opens its input. */
+export const INPUT_OPTIONS = {
+  raw: flag("read the input as raw bytes even if it looks like asciicast"),
+  "input-format": choice("F", INPUT_FORMATS, `force the input format: ${INPUT_FORMATS.join(", ")}`),
+  size: SIZE,
+  chunk: number("N", "raw input: split into N-byte reads (default: one read)", { min: 1, max: 1 << 30, integer: true }),
+  timing: text("FILE", "util-linux script: FILE is the output log, this the timing file"),
+  "log-in": text("FILE", "util-linux script: the input log (advanced format)"),
+};
+
+export const RECORDING_FORMATS = ["v3", "v2", "raw"] as const;
+
+/** How every command that writes a recording writes it. */
+export const RECORDING_OUTPUT_OPTIONS = {
+  format: choice("FORMAT", RECORDING_FORMATS, "output format: v3 (default; .cast), v2, raw (default for .raw)"),
+  overwrite: flag("replace an existing non-empty output file"),
+  "time-precision": choice("P", ["ms", "us"] as const, "v3 intervals: ms (default, as asciinema) or us"),
+};
+
+/**
+ * The output format: an explicit --format wins, then the -o extension, then the default.
+ * One helper for reports and recordings, so `-o x.json` means JSON everywhere.
+ */
+export function formatFor<T extends string>(explicit: T | undefined, output: string | undefined, byExtension: Record<string, T>, fallback: T): T {
+  if (explicit) return explicit;
+  if (output && output !== "-") {
+    const lower = output.toLowerCase();
+    for (const [ext, f] of Object.entries(byExtension)) if (lower.endsWith(ext)) return f;
+  }
+  return fallback;
+}
+
+/** Positional counts most commands use. */
+export const ONE_FILE = { min: 1, max: 1 };
+export const AT_LEAST_ONE_FILE = { min: 1 };
+export const OPTIONAL_FILE = { max: 1 };
+export const IN_OUT = { min: 2, max: 2 };
+export const NONE = { max: 0 };
+
+// ---- parsing ------------------------------------------------------------------------------
+
+const HELP: Opt<boolean> = flag("show this help", "h");
+
+function findLong<O extends Options>(cmd: CommandDef<O>, name: string): [string, Opt<unknown>] | null {
+  if (name === "help") return ["help", HELP];
+  return Object.hasOwn(cmd.options, name) ? [name, cmd.options[name]] : null;
+}
+
+function findShort<O extends Options>(cmd: CommandDef<O>, ch: string): [string, Opt<unknown>] | null {
+  if (ch === "h") return ["help", HELP];
+  for (const [k, o] of Object.entries(cmd.options)) if (o.short === ch) return [k, o];
+  return null;
+}
+
+/** Parses argv against the table. Returns null when `--help` was asked for (the caller prints helpText). */
+export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string[]): Parsed<O> | null {
+  const values: Record<string, unknown> = {};
+  const positionals: string[] = [];
+  const usage = (msg: string) => new UsageError(`${cmd.name}: ${msg} (see pstlab ${cmd.name} --help)`);
+  const set = (name: string, o: Opt<unknown>, raw: string | undefined, shown: string) => {
+    if (o.arg === undefined) {
+      if (raw !== undefined) throw usage(`${shown} takes no value`);
+      values[name] = true;
+      return;
+    }
+    if (raw === undefined) throw usage(`${shown} needs a value (${o.arg})`);
+    let v: unknown;
+    try {
+      v = o.parse(raw, `--${name}`);
+    } catch (e) {
+      if (e instanceof UsageError) throw new UsageError(`${cmd.name}: ${e.message}`);
+      throw e;
+    }
+    if (o.multiple) ((values[name] ??= []) as unknown[]).push(v);
+    else values[name] = v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith("--")) {
+      const eq = a.indexOf("=");
+      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
+      const found = findLong(cmd, name);
+      if (!found) throw usage(`unknown option '--${name}'`);
+      const [key, o] = found;
+      set(key, o, eq > 0 ? a.slice(eq + 1) : o.arg !== undefined ? argv[++i] : undefined, `--${name}`);
+    } else if (a.startsWith("-") && a.length > 1) {
+      for (let j = 1; j < a.length; j++) {
+        const found = findShort(cmd, a[j]);
+        if (!found) throw usage(`unknown option '-${a[j]}'`);
+        const [key, o] = found;
+        if (o.arg === undefined) set(key, o, undefined, `-${a[j]}`);
+        else {
+          set(key, o, j + 1 < a.length ? a.slice(j + 1) : argv[++i], `-${a[j]}`);
+          break;
+        }
+      }
+    } else {
+      if (cmd.positionals?.stopAtFirst) {
+        positionals.push(...argv.slice(i));
+        break;
+      }
+      positionals.push(a);
+    }
+  }
+  if (values.help) return null;
+  const { min, max } = cmd.positionals ?? {};
+  if (max !== undefined && positionals.length > max && !cmd.positionals?.stopAtFirst) throw usage(`unexpected argument "${positionals[max]}"`);
+  if (min !== undefined && positionals.length < min) throw new UsageError(`${cmd.name}: missing argument (usage: ${cmd.usage})`);
+  return { values: values as Values<O>, positionals, argv };
+}
+
+// ---- help ---------------------------------------------------------------------------------
+
+const COL = 22;
+
+function helpLines(left: string, help: string): string[] {
+  const [first, ...rest] = help.split("\n");
+  const head = left.length + 2 <= COL ? left.padEnd(COL) + first : `${left}  ${first}`;
+  return [head, ...rest.map((l) => " ".repeat(COL) + l)];
+}
+
+export function helpText(cmd: CommandDef): string {
+  const out = [`pstlab ${cmd.name} — ${cmd.summary}`, "", `Usage: ${cmd.usage}`];
+  if (cmd.args?.length) out.push("", "Arguments:", ...cmd.args.flatMap(([a, h]) => helpLines(`  ${a}`, h ?? "")));
+  if (cmd.notes?.length) out.push("", ...cmd.notes);
+  out.push("", "Options:");
+  for (const [name, o] of [...Object.entries(cmd.options), ["help", HELP] as const]) {
+    const left = `  ${o.short ? `-${o.short}, ` : ""}--${name}${o.arg ? ` ${o.arg}` : ""}`;
+    out.push(...helpLines(left, o.help));
+  }
+  out.push("", "Examples:", ...cmd.examples.map((e) => `  ${e}`));
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,45 @@
+// `--manifest auto`: which bundled rules fit a recording, and why. The recorded command
+// (and the emitter named in pstlab's provenance) is the strongest hint, then the title.
+// A command that matches no bundled agent gets `generic` (a python `input()` prompt is
+// not a Claude screen); with neither command nor title (raw streams, snapshots) the
+// default stays claude, the program the reference table is about.
+
+import type { Header } from "../recording/model.ts";
+
+export const AUTO = "auto";
+
+export interface ManifestChoice {
+  name: string;
+  why: string;
+}
+
+const PROGRAMS: [RegExp, string][] = [
+  [/\bcodex\b/i, "codex"],
+  [/\bclaude\b/i, "claude"],
+  // pstlab's simulated agent draws Claude Code's screens on purpose.
+  [/\bpstlab[ -]sim\b/i, "claude"],
+];
+
+function match(text: string): string | null {
+  for (const [re, name] of PROGRAMS) if (re.test(text)) return name;
+  return null;
+}
+
+export function chooseManifest(header: Header): ManifestChoice {
+  const command = [header.command, header.provenance?.emitter].filter(Boolean).join(" ");
+  const byCommand = command ? match(command) : null;
+  if (byCommand) return { name: byCommand, why: `the recorded command "${command}"` };
+  const byTitle = header.title ? match(header.title) : null;
+  if (byTitle) return { name: byTitle, why: `the recording's title "${header.title}"` };
+  if (command) return { name: "generic", why: `no bundled rules for the recorded command "${command}"` };
+  return { name: "claude", why: "no command or title recorded (the default)" };
+}
+
+/** A detector name with `auto` as its manifest (`screen:auto@50ms`) made concrete. */
+export function withManifest(detector: string, manifest: string): string {
+  return detector.replace(/^([a-z0-9]+):auto(?=@|$)/, `$1:${manifest}`);
+}
+
+export function usesAuto(detector: string): boolean {
+  return /^[a-z0-9]+:auto(?=@|$)/.test(detector);
+}

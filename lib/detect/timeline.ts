@@ -1,0 +1,39 @@
+// A detector's verdicts over time, kept as change points: each holds from its t until
+// the next. The type sits beside the detectors (not in replay/) because scoring and
+// rendering read timelines without depending on how they were sampled.
+
+import type { Verdict } from "./detectors.ts";
+
+export interface Sample {
+  t: number;
+  verdict: Verdict;
+}
+
+export interface Timeline {
+  detector: string;
+  points: Sample[];
+  samples: number;
+}
+
+/** Time comparisons tolerate float noise below a microsecond. */
+export const EPS = 1e-9;
+
+/**
+ * The value in force at t: the last point whose time ≤ t (within EPS), by binary
+ * search over points sorted by time; null before the first. One helper for verdicts,
+ * truth segments and anything else kept as change points.
+ */
+export function inForceAt<P>(points: readonly P[], t: number, timeOf: (p: P) => number): P | null {
+  let lo = 0, hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (timeOf(points[mid]) > t + EPS) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo > 0 ? points[lo - 1] : null;
+}
+
+/** The verdict in force at time t. */
+export function verdictAt(tl: Timeline, t: number): Verdict | null {
+  return inForceAt(tl.points, t, (p) => p.t)?.verdict ?? null;
+}

@@ -1,0 +1,24 @@
+// Where pstlab itself lives at run time: inside a `bun build --compile` binary every
+// module is bundled into the entry, and worker entry points (extra entries in
+// package.json "build") sit at their paths from the project root; from a checkout this
+// file is lib/runtime.ts.
+import * as path from "node:path";
+
+export function isCompiled(): boolean {
+  return import.meta.url.includes("/$bunfs/");
+}
+
+/** A worker entry point by its path from the project root. */
+export function workerUrl(fromRoot: string): string {
+  return new URL(isCompiled() ? `./${fromRoot}` : `../${fromRoot}`, import.meta.url).href;
+}
+
+/** argv that runs pstlab itself as a child (the demo records `pstlab sim`). */
+export function selfArgv(): string[] {
+  const g = globalThis as { Deno?: unknown };
+  const script = process.argv[1] ?? "";
+  if (isCompiled()) return [process.execPath];
+  const main = script.endsWith("main.ts") ? script : path.resolve(import.meta.dirname ?? ".", "../main.ts");
+  if (g.Deno) return [process.execPath, "run", "-A", "--no-check", "--quiet", main];
+  return [process.execPath, main];
+}

@@ -1,0 +1,37 @@
+// Text helpers shared by every human-readable output: making capture text safe for a
+// terminal, aligning columns, colour, and the one rounding rule for times in output.
+
+/** Text from a capture, safe to print on a terminal: controls made visible. */
+export function visible(s: string): string {
+  return s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => {
+    if (c === "\x1b") return "\\e";
+    if (c === "\x07") return "\\a";
+    return "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0");
+  });
+}
+
+/** Spec §7 (presentation): before showing text outside the grid, remove bidi overrides and invisible formatting. */
+export function disarm(s: string): string {
+  return visible(s.replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, ""));
+}
+
+export function paint(on: boolean, code: string, s: string): string {
+  return on ? `\x1b[${code}m${s}\x1b[0m` : s;
+}
+
+/** Times in output and in sample schedules: microseconds, so float noise never shows. */
+export function round6(t: number): number {
+  return Math.round(t * 1e6) / 1e6;
+}
+
+/** Columns padded to their widest cell (cells may contain colour codes). */
+export function alignRows(rows: string[][], rightAlign: Set<number> = new Set()): string[] {
+  const w = (s: string) => [...s.replace(/\x1b\[[0-9;]*m/g, "")].length;
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, w(c))));
+  return rows.map((r) => r.map((c, i) => {
+    if (i === r.length - 1 && !rightAlign.has(i)) return c;
+    const pad = " ".repeat(widths[i] - w(c));
+    return rightAlign.has(i) ? pad + c : c + pad;
+  }).join("  ").trimEnd());
+}
