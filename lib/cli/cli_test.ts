@@ -1,22 +1,18 @@
 // The command-line contract: help, version, exit codes, and the JSON shapes of
 // scan/status/emit that other tools and tests rely on.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli } from "./testcli.ts";
 import { COMMANDS } from "./commands.ts";
-import { tmpDir, writeTmp } from "../recording/testutil.ts";
 import { VERSION } from "../version.ts";
+import { castText, cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir();
 const STREAM = "\x1b]7501;?\x1b\\hello \x1b]7501;state=working:progress=40:app=cargo\x1b\\" +
   "\x1b]7501;state=blocked:id=deploy/eu:kind=permission:msg=QXBwbHk/\x07" +
   "\x1b]7501;state=idle:msg=a\x07\x1b]7501;state=nope\x07\x1b]9;4;1;5\x07\x1b]133;A\x07\x1b]7501;state=done:id=x\x1b\\";
 
-function cast(events: unknown[][], header: Record<string, unknown> = { version: 3, term: { cols: 80, rows: 24 } }): string {
-  return [JSON.stringify(header), ...events.map((e) => JSON.stringify(e))].join("\n") + "\n";
-}
 
 describe("CLI conventions", () => {
   test("--version and help", () => {
@@ -73,22 +69,22 @@ describe("scan", () => {
     assert.deepEqual([evs[5].event, evs[5].removed], ["prompt", [null, "deploy/eu"]]);
   });
   test("recordings: times from the file, exit events are lifetime events", () => {
-    const p = writeTmp(dir, "rec.cast", cast([[0.5, "o", "\x1b]7501;state=working\x07"], [1.25, "o", "\x1b]7501;state=done:id=a\x07"], [0.25, "x", "0"]]));
+    const p = writeTmp(dir, "rec.cast", castText([[0.5, "o", "\x1b]7501;state=working\x07"], [1.25, "o", "\x1b]7501;state=done:id=a\x07"], [0.25, "x", "0"]]));
     const evs = cli(["scan", "--json", p]).stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(evs.map((e) => [e.t, e.type]), [[0.5, "report"], [1.75, "report"], [2, "lifecycle"]]);
     assert.deepEqual([evs[2].event, evs[2].removed], ["exit", [null]]);
   });
   test("the same events whatever the reads (every byte its own event)", () => {
-    const whole = writeTmp(dir, "whole.cast", cast([[0, "o", STREAM]]));
+    const whole = writeTmp(dir, "whole.cast", castText([[0, "o", STREAM]]));
     const bytes = new TextEncoder().encode(STREAM);
-    const split = writeTmp(dir, "split.cast", cast([...bytes].map((b) => [0, "o", String.fromCharCode(b)])));
+    const split = writeTmp(dir, "split.cast", castText([...bytes].map((b) => [0, "o", String.fromCharCode(b)])));
     const a = cli(["scan", "--json", whole]), b = cli(["scan", "--json", split]);
     assert.equal(b.code, 0, b.stderr);
     assert.equal(b.stdout, a.stdout);
     assert.equal(cli(["scan", "--json", "-"], { input: STREAM }).stdout, a.stdout);
   });
   test("--raw reads an asciicast file as bytes", () => {
-    const p = writeTmp(dir, "asraw.cast", cast([[0, "o", "x"]]));
+    const p = writeTmp(dir, "asraw.cast", castText([[0, "o", "x"]]));
     assert.equal(cli(["scan", "--raw", p]).stdout, "no OSC 7501 events\n");
   });
   test("readable listing", () => {
@@ -110,7 +106,7 @@ describe("status", () => {
     assert.deepEqual(records.map((x: { effectiveApp: string }) => x.effectiveApp), ["root", "root", "root", "x"]);
   });
   test("--at picks the time", () => {
-    const p = writeTmp(dir, "at.cast", cast([[1, "o", "\x1b]7501;state=working\x07"], [1, "o", "\x1b]7501;state=blocked\x07"], [1, "o", "\x1b]133;A\x07"]]));
+    const p = writeTmp(dir, "at.cast", castText([[1, "o", "\x1b]7501;state=working\x07"], [1, "o", "\x1b]7501;state=blocked\x07"], [1, "o", "\x1b]133;A\x07"]]));
     const at = (s: string) => JSON.parse(cli(["status", "--json", p, "--at", s]).stdout).records.map((x: { state: string }) => x.state);
     assert.deepEqual(at("0.5"), []);
     assert.deepEqual(at("1"), ["working"]);
@@ -146,5 +142,5 @@ describe("emit", () => {
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
 void path;

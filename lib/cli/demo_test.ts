@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, ROOT } from "./testcli.ts";
+import { cli, ROOT } from "../testkit.ts";
 
 const bundled = path.join(ROOT, "fixtures/captures/fake-claude.cast");
 

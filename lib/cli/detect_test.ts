@@ -1,9 +1,8 @@
 // detect / explain / screen on the command line.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { cli } from "./testcli.ts";
-import { tmpDir, writeTmp } from "../recording/testutil.ts";
+import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-detect-");
 const cast = writeTmp(dir, "t.cast", [
@@ -54,4 +53,4 @@ describe("screen", () => {
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

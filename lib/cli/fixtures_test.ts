@@ -1,13 +1,12 @@
 // Fixture commands on real captures and on recordings made here with real programs
 // (script -T, ttyrec, asciinema rec); each integration test skips when its tool is absent.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { cli } from "./testcli.ts";
-import { hasShared, SHARED, tmpDir, which, writeTmp } from "../recording/testutil.ts";
 import { encodeTtyrecFrame } from "../recording/ttyrec.ts";
+import { cli, hasShared, SHARED, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir();
 const te = new TextEncoder();
@@ -193,4 +192,4 @@ describe("convert, cat, trim, redact, info", () => {
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,14 +1,13 @@
 // `pstlab play`: real-time speed (a 10 s capture at --speed 4 takes 2.5 s ± 5 %), and
 // the side-by-side panel under tmux (skipped when tmux is absent).
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { MAIN, runtimeArgv } from "./testcli.ts";
-import { tmpDir, which, writeTmp } from "../recording/testutil.ts";
 import { keyFor, Player } from "../../replay/player.ts";
 import { fromArray, type Event } from "../recording/model.ts";
+import { MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-play-");
 const ten = writeTmp(dir, "ten.cast", '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2.5,"o","a\\r\\n"]\n[2.5,"m","truth:blocked"]\n[2.5,"o","b\\r\\n"]\n[2.5,"o","end\\r\\n"]\n');
@@ -87,4 +86,4 @@ describe("side by side, under tmux", { skip: !which("tmux") && "tmux is not inst
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

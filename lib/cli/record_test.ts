@@ -1,14 +1,13 @@
 // `pstlab record` for real: headless sessions in a real PTY (on Deno these run the FFI
 // backend), SIGKILL durability, scripts, labels, and an interactive session under tmux.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { cli, MAIN, ROOT, runtimeArgv } from "./testcli.ts";
-import { tmpDir, which, writeTmp } from "../recording/testutil.ts";
 import { openRecording } from "../recording/open.ts";
 import { collect, concatOutput, type Event } from "../recording/model.ts";
+import { cli, MAIN, ROOT, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-rec-");
 let n = 0;
@@ -245,4 +244,4 @@ describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is n
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -85,7 +85,8 @@ function progressLine(): (done: number, total: number, path: string, t?: number)
   };
 }
 
-async function render(format: ReportFormat, report: Report, v: V, open: OpenOptions, color: boolean): Promise<string> {
+async function render(format: ReportFormat, built: Report, argv: string[], v: V, open: OpenOptions, color: boolean): Promise<string> {
+  const report = { ...built, argv: reproduceArgv(argv, format) };
   switch (format) {
     case "markdown":
       return renderMarkdown(report, { perFile: v["per-file"], episodes: v.episodes });
@@ -112,11 +113,15 @@ function write(path: string, text: string): void {
   if (path !== "-") err(`pstlab: wrote ${path}\n`);
 }
 
-/** The command line a report prints about itself: without the paths it wrote to. */
-function argvForReport(argv: string[], v: V): string[] {
-  const outputs = new Set([v.output, v["export-json"], v["export-markdown"], v["export-html"], v["export-junit"], v["export-csv"]].filter(Boolean));
-  const flags = new Set(["-o", "--output", "--export-json", "--export-markdown", "--export-html", "--export-junit", "--export-csv"]);
-  return ["report", ...argv.filter((a, i) => !flags.has(a) && !(outputs.has(a) && flags.has(argv[i - 1])) && !/^--(output|export-[a-z]+)=/.test(a))];
+const WHERE_FLAGS = new Set(["-o", "--output", "--format", "--export-json", "--export-markdown", "--export-html", "--export-junit", "--export-csv"]);
+
+/**
+ * The command line a report prints to reproduce itself: without where it was written
+ * and with the format it is in, so an export reads the same as a separate run would.
+ */
+function reproduceArgv(argv: string[], format: ReportFormat): string[] {
+  const kept = argv.filter((a, i) => !WHERE_FLAGS.has(a) && !WHERE_FLAGS.has(argv[i - 1]) && !/^(--(output|format|export-[a-z]+)=|-o.)/.test(a));
+  return ["report", ...kept, ...(format === "table" ? [] : ["--format", format])];
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -134,12 +139,12 @@ export async function run(argv: string[]): Promise<number> {
   const open = openOptions(v);
   const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
   for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
-  const report = buildReport(files, gate, argvForReport(argv, v));
+  const report = buildReport(files, gate, reproduceArgv(argv, format));
   const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
   if (unknownGate) throw new UsageError(`report: --gate ${unknownGate} is not a detector of this run (${report.summaries.map((s) => s.detector).join(", ")})`);
   const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
-  for (const [path, f] of exports) if (path) write(path, await render(f, report, v, open, false));
-  write(v.output ?? "-", await render(format, report, v, open, !v.output && colorEnabled(1)));
+  for (const [path, f] of exports) if (path) write(path, await render(f, report, argv, v, open, false));
+  write(v.output ?? "-", await render(format, report, argv, v, open, !v.output && colorEnabled(1)));
   if (report.gates.some((g) => g.failures.length)) throw new ExitCode(1, report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`).join("; "));
   return 0;
 }

@@ -1,11 +1,10 @@
 // `pstlab report` end to end: known answers on a hand-built capture, every format,
 // determinism (byte-identical runs, whatever --jobs), truth sources and CI gates.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli } from "./testcli.ts";
-import { tmpDir, writeTmp } from "../recording/testutil.ts";
+import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-report-");
 const HEAD = '{"version":3,"term":{"cols":80,"rows":24}}';
@@ -153,4 +152,4 @@ describe("report: truth sources and gates", () => {
   });
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -26,12 +26,16 @@ function match(text: string): string | null {
 }
 
 export function chooseManifest(header: Header): ManifestChoice {
-  const command = [header.command, header.provenance?.emitter].filter(Boolean).join(" ");
-  const byCommand = command ? match(command) : null;
-  if (byCommand) return { name: byCommand, why: `the recorded command "${command}"` };
-  const byTitle = header.title ? match(header.title) : null;
-  if (byTitle) return { name: byTitle, why: `the recording's title "${header.title}"` };
-  if (command) return { name: "generic", why: `no bundled rules for the recorded command "${command}"` };
+  const hints: [string | undefined, string][] = [
+    [header.command, "the recorded command"],
+    [header.provenance?.emitter, "the emitter named in the provenance"],
+    [header.title, "the recording's title"],
+  ];
+  for (const [text, what] of hints) {
+    const name = text ? match(text) : null;
+    if (name) return { name, why: `${what} "${text}"` };
+  }
+  if (header.command) return { name: "generic", why: `no bundled rules for the recorded command "${header.command}"` };
   return { name: "claude", why: "no command or title recorded (the default)" };
 }
 

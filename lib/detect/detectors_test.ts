@@ -10,7 +10,7 @@ import { runDetectors } from "../../replay/clock.ts";
 import { type Timeline, verdictAt } from "./timeline.ts";
 import { type Event, fromArray } from "../recording/model.ts";
 import { openRecording } from "../recording/open.ts";
-import { hasShared, SHARED } from "../recording/testutil.ts";
+import { hasShared, SHARED } from "../testkit.ts";
 
 const te = new TextEncoder();
 const o = (t: number, s: string): Event => ({ t, kind: "output", bytes: te.encode(s) });

@@ -6,8 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { evaluate, LIMITS, loadManifest } from "./manifest.ts";
 import { BUNDLED, resolveManifest } from "./bundled.ts";
-import { hasShared, SHARED } from "../recording/testutil.ts";
 import { ManifestError } from "../errors.ts";
+import { hasShared, SHARED } from "../testkit.ts";
 
 const screen = (text: string, title = "", osc9: string | null = null) => ({ rows: () => text.split("\n"), title, osc9 });
 const herdr = (rules: string, top = 'id = "t"\nversion = "1"\n') => top + rules;

@@ -1,12 +1,12 @@
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
 import { AsciicastWriter } from "./asciicast.ts";
 import { collect, concatOutput, type Event, type Header } from "./model.ts";
 import { openRecording } from "./open.ts";
-import { tmpDir, writeTmp } from "./testutil.ts";
 import { FixtureError } from "../errors.ts";
+import { tmpDir, writeTmp } from "../testkit.ts";
 
 const te = new TextEncoder();
 const dir = tmpDir();
@@ -185,4 +185,4 @@ describe("byte-exactness (property)", () => {
   }
 });
 
-test("cleanup", () => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -37,7 +37,7 @@ export function renderJson(r: Report, opts: { episodes?: boolean } = {}): string
     truth: r.truth,
     inputs: r.files.map((f) => ({
       path: f.path, sha256: f.sha256, format: f.format, cols: f.cols, rows: f.rows, duration_s: round(f.duration),
-      output_bytes: f.outputBytes, truth: f.truth, blocked_episodes: f.blockedEpisodes,
+      output_bytes: f.outputBytes, truth: f.truth, blocked_episodes: f.blockedEpisodes, manifest: f.manifest,
     })),
     detectors: r.summaries.map((s, i) => ({
       ...detectorJson(s),

@@ -6,10 +6,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli } from "../cli/testcli.ts";
-import { tmpDir, writeTmp } from "../recording/testutil.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { escapeHtml, inertJson } from "./html.ts";
+import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = fs.existsSync(CHROMIUM);

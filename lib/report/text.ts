@@ -3,7 +3,7 @@
 
 import { COLUMNS, type Report, row, totals } from "./model.ts";
 import type { Summary } from "../score/metrics.ts";
-import { alignRows, paint } from "../text.ts";
+import { alignRows, disarm, paint } from "../text.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
 
@@ -13,8 +13,19 @@ function heading(r: Report): string {
   return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${r.truth})`;
 }
 
+/** Which rules `--manifest auto` chose, and why (the why quotes capture text: disarmed). */
+function manifestLine(r: Report): string | null {
+  const chosen = r.files.filter((f) => f.manifest);
+  if (chosen.length === 0) return null;
+  const names = new Set(chosen.map((f) => f.manifest!.name));
+  if (chosen.length === 1) return `manifest: ${chosen[0].manifest!.name} (auto: ${disarm(chosen[0].manifest!.why)})`;
+  if (names.size === 1) return `manifest: ${[...names][0]} (auto, for all ${chosen.length} files)`;
+  return `manifests (auto): ${chosen.map((f) => `${disarm(f.path)} ${f.manifest!.name}`).join(", ")}`;
+}
+
 export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolean; episodes?: boolean } = {}): string {
-  const out: string[] = [heading(r), ""];
+  const m = manifestLine(r);
+  const out: string[] = [heading(r), ...(m ? [m] : []), ""];
   const table = (sums: Summary[]) => {
     const rows = sums.map((s) => row(s));
     const lines = alignRows([COLUMNS, ...rows], RIGHT);
@@ -49,7 +60,8 @@ export function episodeLines(r: Report): string[] {
 const mdEscape = (s: string) => s.replace(/\|/g, "\\|").replace(/`/g, "'");
 
 export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: boolean } = {}): string {
-  const out: string[] = [`**${mdEscape(heading(r))}**`, ""];
+  const m = manifestLine(r);
+  const out: string[] = [`**${mdEscape(heading(r))}**`, ...(m ? ["", mdEscape(m)] : []), ""];
   const table = (sums: Summary[]) => {
     out.push(`| ${COLUMNS.join(" | ")} |`, `|:---|${COLUMNS.slice(1).map(() => "---:").join("|")}|`);
     for (const s of sums) {

@@ -1,0 +1,113 @@
+// What the option table and the error model promise on the command line: one-line
+// exit-2 errors for bad numbers and files, manifest errors that name the file wherever
+// they come from, `--manifest auto`, the HTML embedding what the analysis read, and
+// several exports from one analysis equal to separate runs.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
+
+const dir = tmpDir("pstlab-consistency-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const BUNDLED = path.join(ROOT, "fixtures/captures/fake-claude.cast");
+const DEPLOY = path.join(ROOT, "fixtures/captures/deploy.cast");
+
+function oneLineError(args: string[], re: RegExp) {
+  const r = cli(args);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  assert.match(r.stderr, re);
+  return r;
+}
+
+describe("one line and exit 2 for bad input", () => {
+  test("cat --gap abc writes nothing", () => {
+    const out = path.join(dir, "gap.cast");
+    oneLineError(["cat", DEPLOY, "--gap", "abc", "-o", out], /^pstlab: cat: bad --gap "abc"/);
+    assert.ok(!fs.existsSync(out));
+  });
+  test("--at -5, --speed -1, --jobs 0, --size 0x0", () => {
+    oneLineError(["status", DEPLOY, "--at", "-5"], /^pstlab: status: bad --at "-5"/);
+    oneLineError(["screen", DEPLOY, "--at=-5"], /bad --at "-5"/);
+    oneLineError(["play", DEPLOY, "--speed", "-1"], /^pstlab: play: bad --speed "-1"/);
+    oneLineError(["report", DEPLOY, "--jobs", "0"], /bad --jobs "0"/);
+    oneLineError(["screen", DEPLOY, "--size", "0x0"], /bad --size "0x0" \(use COLSxROWS, each 2–1000/);
+    oneLineError(["record", "--size", "5000x10", "--", "true"], /bad --size "5000x10" \(use COLSxROWS, each 2–1000/);
+  });
+  test("a manifest error names the file from --manifest and from --detectors alike", () => {
+    const bad = writeTmp(dir, "bad.toml", "[[rules]\nid = 1\n");
+    const a = oneLineError(["detect", BUNDLED, "--manifest", bad], /bad\.toml/);
+    const b = oneLineError(["report", BUNDLED, "--detectors", `screen:${bad}`], /bad\.toml/);
+    const c = oneLineError(["report", BUNDLED, "--detectors", `screen:${bad}`, "--jobs", "2", BUNDLED], /bad\.toml/);
+    assert.equal(b.stderr, a.stderr);
+    assert.equal(c.stderr, a.stderr);
+  });
+  test("a bad detector name, through a worker too", () => {
+    oneLineError(["report", BUNDLED, "--detectors", "nope"], /unknown detector "nope"/);
+    oneLineError(["report", BUNDLED, DEPLOY, "--jobs", "2", "--detectors", "nope"], /unknown detector "nope"/);
+  });
+  test("a gate naming a detector that is not in the run", () => {
+    oneLineError(["report", BUNDLED, "--gate", "protcol", "--max-missed", "0"], /--gate protcol is not a detector of this run/);
+  });
+  test("writing into a folder that does not exist; a .ttyrec output", () => {
+    oneLineError(["convert", DEPLOY, path.join(dir, "no/such/x.cast")], /folder .*no\/such does not exist/);
+    assert.ok(!fs.existsSync(path.join(dir, "no")));
+    oneLineError(["convert", DEPLOY, path.join(dir, "x.ttyrec")], /cannot write \.ttyrec/);
+  });
+  test("help CMD and help --help", () => {
+    const a = cli(["help", "report"]), b = cli(["report", "--help"]);
+    assert.equal(a.code, 0);
+    assert.equal(a.stdout, b.stdout);
+    const h = cli(["help", "--help"]);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /Commands:/);
+  });
+});
+
+describe("--manifest auto", () => {
+  const py = writeTmp(dir, "py.cast", castText([[0.1, "o", "Continue? [y/N] "], [1, "m", "end"]], { command: "python3 -c 'input(\"Continue? [y/N] \")'" }));
+  test("generic for a python input() prompt, claude for the bundled capture", () => {
+    const a = JSON.parse(cli(["detect", py, "--json"]).stdout);
+    assert.equal(a.manifest.name, "generic");
+    assert.equal(a.state, "blocked");
+    const b = JSON.parse(cli(["detect", BUNDLED, "--json"]).stdout);
+    assert.equal(b.manifest.name, "claude");
+  });
+  test("report says which manifest it chose and why", () => {
+    const labels = writeTmp(dir, "py.tsv", "0\tworking\n0.1\tblocked\n");
+    const r = cli(["report", py, "--labels", labels, "--detectors", "screen:auto@50ms"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /manifest: generic \(auto: no bundled rules for the recorded command/);
+    assert.match(r.stdout, /screen:generic@50ms +0\.00 s/);
+    const j = JSON.parse(cli(["report", BUNDLED, "--format", "json", "--detectors", "screen:auto@50ms"]).stdout);
+    assert.equal(j.inputs[0].manifest.name, "claude");
+    assert.equal(j.detectors[0].name, "screen:claude@50ms");
+  });
+});
+
+describe("report outputs", () => {
+  test("--size on a raw stream: the HTML page embeds the size the analysis used", () => {
+    const raw = writeTmp(dir, "s.raw", "\x1b]7501;state=working\x1b\\hi\r\n\x1b]7501;state=blocked:kind=question\x1b\\ok? \x1b]7501;state=idle\x1b\\");
+    const html = path.join(dir, "s.html");
+    const r = cli(["report", raw, "--size", "80x24", "--format", "html", "-o", html]);
+    assert.equal(r.code, 0, r.stderr);
+    const page = fs.readFileSync(html, "utf8");
+    assert.match(page, /80x24/);
+    const block = /<script type="application\/json" id="capture-0">(.*?)<\/script>/s.exec(page)!;
+    const cast = JSON.parse(block[1]).cast as string;
+    assert.deepEqual(JSON.parse(cast.split("\n")[0]).term, { cols: 80, rows: 24 });
+  });
+  test("--export-* from one analysis equal separate runs", () => {
+    const base = ["report", BUNDLED, "--detectors", "protocol,screen:claude@50ms,quiet>=2s", "--max-missed", "5"];
+    const ex = { json: path.join(dir, "e.json"), markdown: path.join(dir, "e.md"), junit: path.join(dir, "e.xml"), csv: path.join(dir, "e.csv"), html: path.join(dir, "e.html") };
+    const all = cli([...base, "--export-json", ex.json, "--export-markdown", ex.markdown, "--export-junit", ex.junit, "--export-csv", ex.csv, "--export-html", ex.html]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /^Detector +Median latency/m);
+    for (const [fmt, file] of Object.entries(ex)) {
+      const alone = cli([...base, "--format", fmt]);
+      assert.equal(alone.code, 0, alone.stderr);
+      assert.equal(fs.readFileSync(file, "utf8"), alone.stdout, fmt);
+    }
+  });
+});

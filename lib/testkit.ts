@@ -1,0 +1,67 @@
+// The shared test kit (not used by the product): temporary files, other people's
+// captures when present, a cast builder, and the CLI run as a subprocess on whichever
+// runtime runs the tests (Bun or Deno).
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..");
+export const MAIN = path.join(ROOT, "main.ts");
+
+export function tmpDir(prefix = "pstlab-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function writeTmp(dir: string, name: string, data: string | Uint8Array): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, data);
+  return p;
+}
+
+/** Where other people's captures live; tests skip cleanly when absent. */
+export const SHARED = process.env.PSTLAB_SHARED ?? path.resolve(ROOT, "../shared");
+export const hasShared = fs.existsSync(path.join(SHARED, "captures"));
+
+export function which(cmd: string): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch { /* next */ }
+  }
+  return null;
+}
+
+/** An asciicast v3 file's text: the header (default 80x24) and one line per event. */
+export function castText(events: unknown[][], header: Record<string, unknown> = {}): string {
+  const h = { version: 3, term: { cols: 80, rows: 24 }, ...header };
+  return [JSON.stringify(h), ...events.map((e) => JSON.stringify(e))].join("\n") + "\n";
+}
+
+export function runtimeArgv(): string[] {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown };
+  if (g.Deno) return [process.execPath, "run", "-A", "--no-check", "--quiet"];
+  return [process.execPath];
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  bytes: Uint8Array;
+}
+
+export function cli(args: string[], opts: { input?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {}): CliResult {
+  const [cmd, ...pre] = runtimeArgv();
+  const r = spawnSync(cmd, [...pre, MAIN, ...args], {
+    input: opts.input,
+    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+    cwd: opts.cwd ?? ROOT,
+    timeout: opts.timeout ?? 60000,
+    maxBuffer: 1 << 28,
+  });
+  const bytes = new Uint8Array(r.stdout ?? []);
+  return { code: r.status ?? -1, stdout: new TextDecoder().decode(bytes), stderr: String(r.stderr ?? ""), bytes };
+}
