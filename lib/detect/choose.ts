@@ -26,7 +26,7 @@ function match(text: string): string | null {
 }
 
 export function chooseManifest(header: Header): ManifestChoice {
-  const hints: [string | undefined, string][] = [
+  const hints: [string | null | undefined, string][] = [
     [header.command, "the recorded command"],
     [header.provenance?.emitter, "the emitter named in the provenance"],
     [header.title, "the recording's title"],
