@@ -4,8 +4,9 @@
 // the encoder can never emit something a strict terminal would reject.
 
 import { encodeBase64 } from "./base64.ts";
+import { TMUX_PREFIX } from "./scanner.ts";
 import { INTRODUCER } from "./limits.ts";
-import { parseBody, type State, type Terminator } from "./parse.ts";
+import { parseBody, queryReply, type State, type Terminator } from "./parse.ts";
 import type { Reason } from "./reasons.ts";
 
 export interface EncodeInput {
@@ -52,7 +53,7 @@ function frame(body: Uint8Array, t: Terminator): Uint8Array {
 export function wrapTmux(seq: Uint8Array, levels = 1): Uint8Array {
   let cur = seq;
   for (let l = 0; l < levels; l++) {
-    const out: number[] = [0x1b, 0x50, 0x74, 0x6d, 0x75, 0x78, 0x3b];
+    const out: number[] = [0x1b, 0x50, ...TMUX_PREFIX];
     for (const b of cur) {
       out.push(b);
       if (b === 0x1b) out.push(0x1b);
@@ -77,7 +78,7 @@ export function encodeReport(r: EncodeInput, opts: EncodeOptions = {}): EncodeRe
 }
 
 /** `ESC ] 7501 ; ? ST` (or BEL). */
+/** The query; its framing is the reply's (spec D14: the reply mirrors the query's terminator). */
 export function encodeQuery(t: Terminator = "st"): Uint8Array {
-  const seq = frame(new Uint8Array([0x3f]), t);
-  return seq;
+  return queryReply(t);
 }

@@ -28,8 +28,9 @@ export type RecordState = Exclude<State, "clear">;
 export type Kind = (typeof KINDS)[number];
 export type Terminator = "st" | "bel";
 
-export interface Report {
-  state: State;
+/** A report's fields, declared once: parsed reports, stored records and scanned report events all carry them. */
+export interface ReportFields<S extends string = State> {
+  state: S;
   /** null is the root record. */
   id: string | null;
   kind: Kind | null;
@@ -38,6 +39,8 @@ export interface Report {
   title: string | null;
   msg: string | null;
 }
+
+export type Report = ReportFields<State>;
 
 /** Something in an accepted report that was skipped or dropped (for `check`/`explain`). */
 export interface ParseNote {

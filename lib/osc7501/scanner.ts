@@ -58,7 +58,8 @@ const enum From {
   Other,
 }
 
-const TMUX_PREFIX = [0x74, 0x6d, 0x75, 0x78, 0x3b]; // "tmux;"
+/** What follows `ESC P` in tmux passthrough (shared with encode.ts wrapTmux). */
+export const TMUX_PREFIX = [0x74, 0x6d, 0x75, 0x78, 0x3b]; // "tmux;"
 /** OSC 133 and OSC 9 payloads we care about are tiny; anything longer is not ours. */
 const MAX_COLLECT = 256;
 /** OSC numbers longer than this are not 7501/133/9 and are skipped. */

@@ -3,18 +3,11 @@
 // (D18: plain LRU over "last updated", cap 256, the root counts) and lifetime events.
 
 import { MAX_RECORDS } from "./limits.ts";
-import type { Kind, RecordState, Report } from "./parse.ts";
+import type { RecordState, Report, ReportFields } from "./parse.ts";
 
 export type Source = "osc7501" | "osc9;4";
 
-export interface StoredRecord {
-  id: string | null;
-  state: RecordState;
-  kind: Kind | null;
-  progress: number | null;
-  app: string | null;
-  title: string | null;
-  msg: string | null;
+export interface StoredRecord extends ReportFields<RecordState> {
   source: Source;
   /** Time of the report that last replaced this record (seconds). */
   updatedAt: number;

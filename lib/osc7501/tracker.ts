@@ -3,22 +3,15 @@
 // store that `status`, detectors and the recorder read.
 
 import { Scanner, type ScanEvent } from "./scanner.ts";
-import { type Kind, parseBody, type ParseNote, type State } from "./parse.ts";
+import { parseBody, type ParseNote, type ReportFields } from "./parse.ts";
 import { type Lifecycle, type Source, Store } from "./store.ts";
 import { mapOsc94 } from "./osc94.ts";
 import { dispositionOf, type Reason } from "./reasons.ts";
 
 export type ProtocolEvent =
-  | {
+  | ReportFields & {
     t: number;
     type: "report";
-    id: string | null;
-    state: State;
-    kind: Kind | null;
-    progress: number | null;
-    app: string | null;
-    title: string | null;
-    msg: string | null;
     source: Source;
     /** For clear: the ids it removed (null = root). */
     removed: (string | null)[];

@@ -3,7 +3,9 @@
 // is removed from the passthrough stream however reads split it; the recording keeps
 // every byte.
 
-const QUERIES = [new TextEncoder().encode("\x1b]7501;?\x1b\\"), new TextEncoder().encode("\x1b]7501;?\x07")];
+import { encodeQuery } from "../osc7501/encode.ts";
+
+const QUERIES = [encodeQuery("st"), encodeQuery("bel")];
 
 function startsWithAt(b: Uint8Array, at: number, q: Uint8Array): "full" | "prefix" | "no" {
   for (let k = 0; k < q.length; k++) {
