@@ -1,6 +1,6 @@
 // `pstlab cat`: concatenate captures, inserting a resize where sizes differ.
 
-import { parseFlags } from "./common.ts";
+import { defineCommand } from "./common.ts";
 import { AT_LEAST_ONE_FILE, duration, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize } from "./output.ts";
@@ -23,9 +23,7 @@ export const spec = {
   examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const outPath = p.values.output ?? "-";
   const gap = p.values.gap ?? 0;
   const clash = p.positionals.find((inPath) => sameFile(inPath, outPath));
@@ -59,4 +57,4 @@ export async function run(argv: string[]): Promise<number> {
   for (const r of recs) printWarnings(r);
   summarize(outPath, o);
   return 0;
-}
+});

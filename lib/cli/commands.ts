@@ -1,26 +1,21 @@
 // The subcommand registry: name → module. main.ts only dispatches.
 
-import type { CommandDef, Options } from "./options.ts";
-import * as scan from "./scan.ts";
-import * as status from "./status.ts";
-import * as emit from "./emit.ts";
-import * as convert from "./convert.ts";
-import * as cat from "./cat.ts";
-import * as trim from "./trim.ts";
-import * as redact from "./redact.ts";
-import * as info from "./info.ts";
-import * as demo from "./demo.ts";
-import * as record from "./record.ts";
-import * as report from "./report.ts";
-import * as sim from "./sim.ts";
-import * as play from "./play.ts";
-import * as detect from "./detect.ts";
-import * as explain from "./explain.ts";
-import * as screen from "./screen.ts";
-
-export interface Command {
-  spec: CommandDef<Options>;
-  run(argv: string[]): Promise<number>;
-}
+import type { Command } from "./common.ts";
+import { command as scan } from "./scan.ts";
+import { command as status } from "./status.ts";
+import { command as emit } from "./emit.ts";
+import { command as convert } from "./convert.ts";
+import { command as cat } from "./cat.ts";
+import { command as trim } from "./trim.ts";
+import { command as redact } from "./redact.ts";
+import { command as info } from "./info.ts";
+import { command as demo } from "./demo.ts";
+import { command as record } from "./record.ts";
+import { command as report } from "./report.ts";
+import { command as sim } from "./sim.ts";
+import { command as play } from "./play.ts";
+import { command as detect } from "./detect.ts";
+import { command as explain } from "./explain.ts";
+import { command as screen } from "./screen.ts";
 
 export const COMMANDS: Command[] = [record, play, report, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, sim, demo];

@@ -25,6 +25,22 @@ export function err(s: string): void {
   } catch { /* stderr gone: nothing left to tell */ }
 }
 
+export interface Command {
+  spec: CommandDef<Options>;
+  run(argv: string[]): Promise<number>;
+}
+
+/** A command from its option table and its body: parsing and --help are done here, once. */
+export function defineCommand<O extends Options>(spec: CommandDef<O>, body: (p: Parsed<O>) => number | Promise<number>): Command {
+  return {
+    spec: spec as unknown as CommandDef<Options>,
+    run: async (argv) => {
+      const p = parseFlags(spec, argv);
+      return p ? await body(p) : 0;
+    },
+  };
+}
+
 /** Parses argv with the command's table; prints help and returns null for --help. */
 export function parseFlags<O extends Options>(spec: CommandDef<O>, argv: string[]): Parsed<O> | null {
   const p = parseCommand(spec, argv);

@@ -1,6 +1,6 @@
 // `pstlab convert`: between asciicast v3, v2, raw, ttyrec and script timing files.
 
-import { parseFlags } from "./common.ts";
+import { defineCommand } from "./common.ts";
 import { IN_OUT, INPUT_OPTIONS, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
@@ -27,9 +27,7 @@ export const spec = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const [inPath, outPath] = p.positionals;
   if (sameFile(inPath, outPath)) throw new UsageError(`convert: refusing to write over the input ${inPath}`);
   const rec = await openInput(inPath, p.values);
@@ -39,4 +37,4 @@ export async function run(argv: string[]): Promise<number> {
   printWarnings(rec);
   summarize(outPath, o);
   return 0;
-}
+});

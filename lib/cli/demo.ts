@@ -5,9 +5,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { err, out, parseFlags } from "./common.ts";
+import { err, out, defineCommand } from "./common.ts";
 import { choice, flag, NONE, number, text } from "./options.ts";
-import * as report from "./report.ts";
+import { command as report } from "./report.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
@@ -41,9 +41,7 @@ export function fixturesDir(): string | null {
   return null;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const fmt = v.format ?? "table";
   const fx = fixturesDir();
@@ -87,4 +85,4 @@ export async function run(argv: string[]): Promise<number> {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   else out(`\n(kept ${file}; try: pstlab report ${file} --format html -o report.html)\n`);
   return 0;
-}
+});

@@ -1,6 +1,6 @@
 // `pstlab detect`: what a detector says at a time.
 
-import { out, parseFlags } from "./common.ts";
+import { out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
@@ -31,9 +31,7 @@ export const spec = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const chosen = pickManifest(rec.header, p.values.manifest);
   const detector = createDetector(withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name), resolveManifest);
@@ -49,4 +47,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   printWarnings(rec);
   return 0;
-}
+});

@@ -1,6 +1,6 @@
 // `pstlab emit`: one well-formed sequence for shell scripts.
 
-import { out, parseFlags } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { flag, number, text } from "./options.ts";
 import { encodeQuery, encodeReport, wrapTmux } from "../osc7501/encode.ts";
 import { osc94Mirror } from "../osc7501/osc94.ts";
@@ -37,13 +37,7 @@ export const spec = {
   ],
 };
 
-export function run(argv: string[]): Promise<number> {
-  return Promise.resolve(runSync(argv));
-}
-
-function runSync(argv: string[]): number {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, (p) => {
   const [state, message] = p.positionals;
   const v = p.values;
   const terminator = v.bel ? "bel" : "st";
@@ -67,4 +61,4 @@ function runSync(argv: string[]): number {
   }
   out(s);
   return 0;
-}
+});

@@ -1,7 +1,7 @@
 // `pstlab explain`: every rule of a manifest, matched or not, with the text it saw
 // (like `herdr agent explain`).
 
-import { colorEnabled, out, parseFlags } from "./common.ts";
+import { colorEnabled, out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt, pickManifest } from "./detect_common.ts";
@@ -20,9 +20,7 @@ export const spec = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const chosen = pickManifest(rec.header, p.values.manifest);
   const m = chosen.manifest;
@@ -60,4 +58,4 @@ export async function run(argv: string[]): Promise<number> {
   out(lines.join("\n") + "\n");
   printWarnings(rec);
   return 0;
-}
+});

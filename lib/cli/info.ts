@@ -1,6 +1,6 @@
 // `pstlab info`: what is in a capture.
 
-import { out, parseFlags } from "./common.ts";
+import { out, defineCommand } from "./common.ts";
 import { flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { Tracker } from "../osc7501/tracker.ts";
@@ -24,9 +24,7 @@ function hasReplacementChar(b: Uint8Array): boolean {
   return false;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const counts: Record<Event["kind"], number> = { output: 0, input: 0, resize: 0, marker: 0, exit: 0, other: 0 };
   const bytes = { output: 0, input: 0 };
@@ -124,4 +122,4 @@ export async function run(argv: string[]): Promise<number> {
   out(lines.join("\n") + "\n");
   printWarnings(rec);
   return 0;
-}
+});

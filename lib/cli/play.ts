@@ -1,6 +1,6 @@
 // `pstlab play`: replay a capture to the terminal, optionally side by side with live verdicts.
 
-import { colorEnabled, err, parseFlags } from "./common.ts";
+import { colorEnabled, err, defineCommand } from "./common.ts";
 import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, type Values } from "./options.ts";
 import { openInput } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
@@ -90,9 +90,7 @@ async function sideBySide(path: string, rec: Recording, v: V, window: { from: nu
   return { panel, player };
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const path = p.positionals[0];
   if (path === "-" && v.loop) throw new UsageError("play: --loop needs a file, not stdin");
@@ -130,4 +128,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (player?.state.quit) err("pstlab: playback interrupted\n");
   return 0;
-}
+});

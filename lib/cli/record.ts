@@ -1,7 +1,7 @@
 // `pstlab record`: a real PTY session to an asciicast v3 fixture.
 
 import * as fs from "node:fs";
-import { err, ExitCode, parseFlags } from "./common.ts";
+import { err, ExitCode, defineCommand } from "./common.ts";
 import { duration, flag, list, SIZE, text, type Values } from "./options.ts";
 import { openOutput, provenance } from "./output.ts";
 import { emitterName, headerFor, runSession, type SessionOptions, type SessionResult } from "../session/recorder.ts";
@@ -101,9 +101,7 @@ function summaryLine(outPath: string, r: SessionResult, answer: boolean): string
     `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${r.reports} reports, ${r.queriesSeen} queries${answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"}\n`;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   if (v.append && v.overwrite) throw new UsageError("record: --append and --overwrite cannot be used together");
   const quiet = !!v.quiet;
@@ -138,4 +136,4 @@ export async function run(argv: string[]): Promise<number> {
   if (r.scriptError) throw new ExitCode(3, r.scriptError);
   if (r.timedOut && !quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout)\n`);
   return v.return ? r.status & 0xff : 0;
-}
+});

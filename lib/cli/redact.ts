@@ -1,6 +1,6 @@
 // `pstlab redact`: scrub secrets before a capture goes into a bug report.
 
-import { err, parseFlags } from "./common.ts";
+import { err, defineCommand } from "./common.ts";
 import { flag, IN_OUT, INPUT_OPTIONS, number, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
@@ -32,9 +32,7 @@ export const spec = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const [inPath, outPath] = p.positionals;
   if (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-")) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
   const patterns: RegExp[] = [];
@@ -65,4 +63,4 @@ export async function run(argv: string[]): Promise<number> {
   const total = s.output + s.input + s.osc7501 + s.markers + s.header;
   err(`pstlab: ${total} replacement${total === 1 ? "" : "s"} (output ${s.output}, input ${s.input}, OSC 7501 text ${s.osc7501}, markers ${s.markers}, header ${s.header})\n`);
   return 0;
-}
+});

@@ -2,7 +2,7 @@
 // needed the user, what it missed, how long it lingered, how often it cried wolf.
 
 import * as os from "node:os";
-import { colorEnabled, err, ExitCode, parseFlags } from "./common.ts";
+import { colorEnabled, err, ExitCode, defineCommand } from "./common.ts";
 import { AT_LEAST_ONE_FILE, DETECTORS, duration, flag, formatFor, choice, INPUT_OPTIONS, JOBS, list, MANIFEST, number, OUTPUT, text, type Values } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { defaultDetectorNames } from "../detect/detectors.ts";
@@ -124,9 +124,7 @@ function reproduceArgv(argv: string[], format: ReportFormat): string[] {
   return ["report", ...kept, ...(format === "table" ? [] : ["--format", format])];
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
   const manifest = v.manifest ?? AUTO;
@@ -139,12 +137,12 @@ export async function run(argv: string[]): Promise<number> {
   const open = openOptions(v);
   const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
   for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
-  const report = buildReport(files, gate, reproduceArgv(argv, format));
+  const report = buildReport(files, gate, reproduceArgv(p.argv, format));
   const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
   if (unknownGate) throw new UsageError(`report: --gate ${unknownGate} is not a detector of this run (${report.summaries.map((s) => s.detector).join(", ")})`);
   const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
-  for (const [path, f] of exports) if (path) write(path, await render(f, report, argv, v, open, false));
-  write(v.output ?? "-", await render(format, report, argv, v, open, !v.output && colorEnabled(1)));
+  for (const [path, f] of exports) if (path) write(path, await render(f, report, p.argv, v, open, false));
+  write(v.output ?? "-", await render(format, report, p.argv, v, open, !v.output && colorEnabled(1)));
   if (report.gates.some((g) => g.failures.length)) throw new ExitCode(1, report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`).join("; "));
   return 0;
-}
+});

@@ -1,6 +1,6 @@
 // `pstlab scan`: every protocol event of a capture, in order.
 
-import { colorEnabled, out, parseFlags } from "./common.ts";
+import { colorEnabled, out, defineCommand } from "./common.ts";
 import { flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
 import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
@@ -69,9 +69,7 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const json = !!p.values.json;
   const color = colorEnabled(1);
@@ -91,4 +89,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   printWarnings(rec);
   return 0;
-}
+});

@@ -1,6 +1,6 @@
 // `pstlab screen`: the emulated screen at a time, for bug reports.
 
-import { out, parseFlags } from "./common.ts";
+import { out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
@@ -20,9 +20,7 @@ export const spec = {
   examples: ["pstlab screen session.cast --at 61.2", "pstlab screen capture.raw --size 80x24 --plain > screen.txt"],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const at = p.values.at ?? Infinity;
   const { observer, t } = await observeAt(rec, at);
@@ -38,4 +36,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   printWarnings(rec);
   return 0;
-}
+});

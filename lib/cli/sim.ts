@@ -1,6 +1,6 @@
 // `pstlab sim`: the bundled simulated agent, in this terminal.
 
-import { parseFlags } from "./common.ts";
+import { defineCommand } from "./common.ts";
 import { flag, NONE, number } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
 
@@ -23,9 +23,7 @@ export const spec = {
   examples: ["pstlab sim", "pstlab record -o sim.cast -- pstlab sim --tasks 3", "pstlab demo   # records it with a simulated user and scores the detectors"],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   return await runAgent({
     seed: v.seed ?? 7,
@@ -34,4 +32,4 @@ export async function run(argv: string[]): Promise<number> {
     promptRate: v["prompt-rate"] ?? 0.9,
     alwaysReport: !!v["always-report"],
   });
-}
+});

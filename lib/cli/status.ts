@@ -1,6 +1,6 @@
 // `pstlab status`: the record table at a time.
 
-import { out, parseFlags } from "./common.ts";
+import { out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
 import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { Store } from "../osc7501/store.ts";
@@ -25,9 +25,7 @@ export function recordsJson(store: Store): Record<string, unknown>[] {
   }));
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const at = p.values.at ?? Infinity;
   const rec = await openInput(p.positionals[0], p.values);
   const { tracker, end } = await trackRecording(rec, () => {}, at);
@@ -51,4 +49,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   printWarnings(rec);
   return 0;
-}
+});

@@ -1,6 +1,6 @@
 // `pstlab trim`: keep a time window of a capture.
 
-import { parseFlags } from "./common.ts";
+import { defineCommand } from "./common.ts";
 import { duration, flag, IN_OUT, INPUT_OPTIONS, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
@@ -23,9 +23,7 @@ export const spec = {
   examples: ["pstlab trim long.cast prompt.cast --from 61 --to 75", "pstlab trim long.cast tail.cast --from 5m --keep-prelude"],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  const p = parseFlags(spec, argv);
-  if (!p) return 0;
+export const command = defineCommand(spec, async (p) => {
   const [inPath, outPath] = p.positionals;
   if (sameFile(inPath, outPath)) throw new UsageError(`trim: refusing to write over the input ${inPath}`);
   const from = p.values.from ?? 0;
@@ -37,4 +35,4 @@ export async function run(argv: string[]): Promise<number> {
   printWarnings(rec);
   summarize(outPath, o);
   return 0;
-}
+});
