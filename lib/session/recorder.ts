@@ -93,220 +93,281 @@ export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
 }
 
-export async function runSession(o: SessionOptions, writer: RecordingWriter): Promise<SessionResult> {
-  const t0 = performance.now();
-  const now = () => (performance.now() - t0) / 1000;
-  let events = 0;
-  const write = (e: Event) => {
-    writer.event(e);
-    events++;
-  };
-  let pty: Pty | null = null;
-  let lastOutputAt = -Infinity;
-  let exited = false;
-  let reports = 0, queriesSeen = 0, queriesAnswered = 0;
-  let interrupted: string | null = null;
+type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
-  const labelLog: string[] = [];
-  const labels = new LabelChannel((label) => {
-    labelLog.push(label);
-    write({ t: now(), kind: "marker", label });
-  });
-  const env = { ...o.env, PSTLAB_LABELS: labels.path, PSTLAB_RECORDING: "1" };
-
-  // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
-  const screen = o.headless ? new RemoteScreen(o.cols, o.rows, (r) => pty?.write(r), { onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`) }) : null;
-  const screenText = async () => (screen ? (await screen.rows()).join("\n") : "");
-  const filter = o.headless ? null : new QueryFilter();
-  let filterTimer: ReturnType<typeof setTimeout> | null = null;
-
+/**
+ * One recording session. The steps of runSession are its methods: the output path
+ * (record, answer queries, pass through), input, window size, signals, the script or
+ * driver, then draining and undoing everything in reverse.
+ */
+class Session {
+  private readonly t0 = performance.now();
+  private events = 0;
+  private pty: Pty | null = null;
+  private lastOutputAt = -Infinity;
+  private exited = false;
+  private reports = 0;
+  private queriesSeen = 0;
+  private queriesAnswered = 0;
+  interrupted: string | null = null;
+  timedOut = false;
+  scriptError: string | null = null;
+  private readonly labelLog: string[] = [];
+  private readonly labels: LabelChannel;
+  private readonly screen: RemoteScreen | null;
+  private readonly filter: QueryFilter | null;
+  private filterTimer: ReturnType<typeof setTimeout> | null = null;
   // The scanner finds queries (and counts reports) in stream order; `base` is the
   // absolute offset of the current read so query ends map into it.
-  let base = 0;
-  const queryEnds: { at: number; reply: Uint8Array }[] = [];
-  const scanner = new Scanner((ev) => {
-    if (ev.type !== "osc7501") return;
-    if (ev.body.length === 1 && ev.body[0] === 0x3f) {
-      queriesSeen++;
-      if (o.answer && ev.depth === 0) queryEnds.push({ at: ev.end - base, reply: queryReply(ev.terminator) });
-    } else reports++;
-  });
+  private base = 0;
+  private readonly queryEnds: { at: number; reply: Uint8Array }[] = [];
+  private readonly scanner: Scanner;
+  private readonly stdin = process.stdin as unknown as Stdin;
+  private rawMode = false;
+  private size: { cols: number; rows: number };
+  private killTimer: ReturnType<typeof setTimeout> | null = null;
+  private timeoutTimer: ReturnType<typeof setTimeout> | null = null;
+  private handlers: [string, () => void][] = [];
+  private readonly cleanups: (() => void)[] = [];
+  private exit: Promise<PtyExit> | null = null;
 
-  const onData = (bytes: Uint8Array) => {
-    labels.poll(); // labels written before this output land before it
-    const t = now();
-    lastOutputAt = t;
-    write({ t, kind: "output", bytes });
-    queryEnds.length = 0;
-    scanner.feed(bytes);
-    base += bytes.length;
-    if (screen) {
+  constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
+    this.size = { cols: o.cols, rows: o.rows };
+    this.labels = new LabelChannel((label) => {
+      this.labelLog.push(label);
+      this.write({ t: this.now(), kind: "marker", label });
+    });
+    // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
+    this.screen = o.headless
+      ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), { onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`) })
+      : null;
+    this.filter = o.headless ? null : new QueryFilter();
+    this.scanner = new Scanner((ev) => {
+      if (ev.type !== "osc7501") return;
+      if (ev.body.length === 1 && ev.body[0] === 0x3f) {
+        this.queriesSeen++;
+        if (o.answer && ev.depth === 0) this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+      } else this.reports++;
+    });
+  }
+
+  readonly now = () => (performance.now() - this.t0) / 1000;
+
+  private write(e: Event): void {
+    this.writer.event(e);
+    this.events++;
+  }
+
+  private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
+
+  private readonly onData = (bytes: Uint8Array) => {
+    this.labels.poll(); // labels written before this output land before it
+    const t = this.now();
+    this.lastOutputAt = t;
+    this.write({ t, kind: "output", bytes });
+    this.queryEnds.length = 0;
+    this.scanner.feed(bytes);
+    this.base += bytes.length;
+    if (this.screen) {
       // The worker feeds its screen up to each query, then answers: replies stay in
       // stream order with xterm's own (DA1 after our 7501 reply).
-      screen.write(bytes, queryEnds.map((q) => ({ at: q.at, reply: q.reply })));
-      queriesAnswered += queryEnds.length;
-    } else {
-      for (const q of queryEnds) {
-        pty?.write(q.reply);
-        queriesAnswered++;
-      }
-      if (o.stdoutFd !== null) {
-        const pass = filter!.push(bytes);
-        if (pass.length) writeAllSync(o.stdoutFd, pass);
-        if (filterTimer) clearTimeout(filterTimer);
-        // A read that ended inside what could be a query is shown once the program
-        // pauses, so nothing is held back from the user for long.
-        if (filter!.holding) {
-          filterTimer = setTimeout(() => {
-            const h = filter!.flush();
-            if (h.length && o.stdoutFd !== null) writeAllSync(o.stdoutFd, h);
-          }, 15);
-        }
-      }
+      this.screen.write(bytes, this.queryEnds.map((q) => ({ at: q.at, reply: q.reply })));
+      this.queriesAnswered += this.queryEnds.length;
+      return;
     }
+    for (const q of this.queryEnds) {
+      this.pty?.write(q.reply);
+      this.queriesAnswered++;
+    }
+    this.passThrough(bytes);
   };
 
-  try {
-    pty = await spawnPty({ argv: o.argv, cols: o.cols, rows: o.rows, env, onData });
-  } catch (e) {
-    labels.close();
-    await screen?.close(); // a live worker would keep the process running
-    throw e;
+  /** Interactive: show the output, minus our query, to the user. */
+  private passThrough(bytes: Uint8Array): void {
+    const fd = this.o.stdoutFd, filter = this.filter;
+    if (fd === null || !filter) return;
+    const pass = filter.push(bytes);
+    if (pass.length) writeAllSync(fd, pass);
+    if (this.filterTimer) clearTimeout(this.filterTimer);
+    // A read that ended inside what could be a query is shown once the program
+    // pauses, so nothing is held back from the user for long.
+    if (filter.holding) {
+      this.filterTimer = setTimeout(() => {
+        const h = filter.flush();
+        if (h.length) writeAllSync(fd, h);
+      }, 15);
+    }
   }
-  const exitP = pty.exited.then((e) => {
-    exited = true;
-    return e;
-  });
-  const labelTimer = setInterval(() => labels.poll(), 5);
 
-  // Input.
-  const stdin = process.stdin as unknown as NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
-  let rawMode = false;
-  const restore = () => {
-    if (rawMode) {
-      try {
-        stdin.setRawMode?.(false);
-      } catch { /* terminal gone */ }
-      rawMode = false;
+  async spawn(): Promise<Pty> {
+    const env = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    try {
+      this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });
+    } catch (e) {
+      this.labels.close();
+      await this.screen?.close(); // a live worker would keep the process running
+      throw e;
     }
-  };
+    this.exit = this.pty.exited.then((e) => {
+      this.exited = true;
+      return e;
+    });
+    const labelTimer = setInterval(() => this.labels.poll(), 5);
+    this.cleanups.push(() => clearInterval(labelTimer));
+    return this.pty;
+  }
+
   /** Keystrokes (from stdin, a script or the demo's simulated user) to the child. */
-  const onInput = (chunk: Uint8Array | string) => {
+  private readonly onInput = (chunk: Uint8Array | string) => {
     const b = typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk);
-    pty?.write(b);
-    if (o.captureInput) write({ t: now(), kind: "input", bytes: b });
+    this.pty?.write(b);
+    if (this.o.captureInput) this.write({ t: this.now(), kind: "input", bytes: b });
   };
-  if (!o.headless && stdin.isTTY) {
-    stdin.setRawMode?.(true);
-    rawMode = true;
-  }
-  if (!o.headless || o.forwardStdin) {
-    stdin.on("data", onInput);
-    stdin.resume();
-  }
-  process.on("exit", restore);
 
-  // Window size (interactive): follow the outer terminal, record only real changes.
-  let size = { cols: o.cols, rows: o.rows };
-  const resize = (cols: number, rows: number) => {
-    if (cols === size.cols && rows === size.rows) return;
-    size = { cols, rows };
-    pty?.resize(cols, rows);
-    screen?.resize(cols, rows);
-    write({ t: now(), kind: "resize", cols, rows });
+  private readonly restoreTerminal = () => {
+    if (!this.rawMode) return;
+    try {
+      this.stdin.setRawMode?.(false);
+    } catch { /* terminal gone */ }
+    this.rawMode = false;
   };
-  const onWinch = () => {
-    const out = process.stdout as { columns?: number; rows?: number };
-    if (out.columns && out.rows) resize(out.columns, out.rows);
-  };
-  if (!o.headless && o.followWinch !== false) process.on("SIGWINCH", onWinch);
 
-  // SIGTERM, and SIGKILL 2 s later for a child that ignores it (cleared on exit).
-  let killTimer: ReturnType<typeof setTimeout> | null = null;
-  const stopChild = () => {
-    pty?.kill("SIGTERM");
-    killTimer ??= setTimeout(() => {
-      if (!exited) pty?.kill("SIGKILL");
+  attachInput(): void {
+    const { o, stdin } = this;
+    if (!o.headless && stdin.isTTY) {
+      stdin.setRawMode?.(true);
+      this.rawMode = true;
+    }
+    if (!o.headless || o.forwardStdin) {
+      stdin.on("data", this.onInput);
+      stdin.resume();
+    }
+    process.on("exit", this.restoreTerminal);
+    this.cleanups.push(() => {
+      stdin.off("data", this.onInput);
+      stdin.pause();
+      this.restoreTerminal();
+      process.off("exit", this.restoreTerminal);
+    });
+  }
+
+  /** Window size: record only real changes. */
+  private readonly resize = (cols: number, rows: number) => {
+    if (cols === this.size.cols && rows === this.size.rows) return;
+    this.size = { cols, rows };
+    this.pty?.resize(cols, rows);
+    this.screen?.resize(cols, rows);
+    this.write({ t: this.now(), kind: "resize", cols, rows });
+  };
+
+  /** Interactive: follow the outer terminal unless --size fixed the window. */
+  followWindow(): void {
+    if (this.o.headless || this.o.followWinch === false) return;
+    const onWinch = () => {
+      const out = process.stdout as { columns?: number; rows?: number };
+      if (out.columns && out.rows) this.resize(out.columns, out.rows);
+    };
+    process.on("SIGWINCH", onWinch);
+    this.cleanups.push(() => process.off("SIGWINCH", onWinch));
+  }
+
+  /** SIGTERM, and SIGKILL 2 s later for a child that ignores it (cleared on exit). */
+  private readonly stopChild = () => {
+    this.pty?.kill("SIGTERM");
+    this.killTimer ??= setTimeout(() => {
+      if (!this.exited) this.pty?.kill("SIGKILL");
     }, 2000);
   };
 
-  // Signals to the recorder end the child the way asciinema does (SIGTERM), keep the file.
-  const onSignal = (sig: string) => () => {
-    interrupted = sig;
-    stopChild();
-  };
-  const handlers: [string, () => void][] = ["SIGTERM", "SIGHUP", "SIGQUIT", ...(rawMode ? [] : ["SIGINT"])].map((s) => [s, onSignal(s)]);
-  for (const [s, h] of handlers) process.on(s as NodeJS.Signals, h);
-
-  let timedOut = false;
-  const timeoutTimer = o.timeout ? setTimeout(() => {
-    timedOut = true;
-    write({ t: now(), kind: "marker", label: `pstlab: timeout after ${o.timeout} s` });
-    stopChild();
-  }, o.timeout * 1000) : null;
-
-  let scriptError: string | null = null;
-  const scriptDone = o.script
-    ? runScript(o.script.steps, {
-      now,
-      screenText,
-      lastOutputAt: () => lastOutputAt,
-      exited: () => exited,
-      send: onInput,
-      label: (l) => write({ t: now(), kind: "marker", label: l }),
-      resize,
-    }, o.script.file, () => exited).catch((e) => {
-      if (!(e instanceof ScriptFailed)) throw e;
-      scriptError = e.message;
-      write({ t: now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
-      stopChild();
-    })
-    : Promise.resolve();
-
-  const driverDone = o.driver
-    ? o.driver({
-      now,
-      send: onInput,
-      exited: () => exited,
-      labels: () => labelLog,
-      screenText,
-    })
-    : Promise.resolve();
-
-  let exit: PtyExit;
-  let end = 0;
-  try {
-    exit = await exitP;
-    // Drain to EOF: the child's last bytes may still be in the pty.
-    const grace = o.drainGraceMs ?? 2000;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([pty.drained, new Promise((r) => (graceTimer = setTimeout(r, grace)))]);
-    clearTimeout(graceTimer); // a pending timer would keep the process alive
-    await scriptDone;
-    await driverDone;
-    end = now(); // before waiting for the screen worker to catch up
-  } finally {
-    clearInterval(labelTimer);
-    if (killTimer) clearTimeout(killTimer);
-    if (timeoutTimer) clearTimeout(timeoutTimer);
-    if (filterTimer) clearTimeout(filterTimer);
-    if (filter && o.stdoutFd !== null) {
-      const h = filter.flush();
-      if (h.length) writeAllSync(o.stdoutFd, h);
+  /** Signals to the recorder end the child the way asciinema does (SIGTERM), keep the file; --timeout too. */
+  watchSignalsAndTimeout(): void {
+    const onSignal = (sig: string) => () => {
+      this.interrupted = sig;
+      this.stopChild();
+    };
+    this.handlers = ["SIGTERM", "SIGHUP", "SIGQUIT", ...(this.rawMode ? [] : ["SIGINT"])].map((s) => [s, onSignal(s)]);
+    for (const [s, h] of this.handlers) process.on(s as NodeJS.Signals, h);
+    const timeout = this.o.timeout;
+    if (timeout) {
+      this.timeoutTimer = setTimeout(() => {
+        this.timedOut = true;
+        this.write({ t: this.now(), kind: "marker", label: `pstlab: timeout after ${timeout} s` });
+        this.stopChild();
+      }, timeout * 1000);
     }
-    for (const [s, h] of handlers) process.off(s as NodeJS.Signals, h);
-    process.off("SIGWINCH", onWinch);
-    stdin.off("data", onInput);
-    stdin.pause();
-    restore();
-    process.off("exit", restore);
-    labels.close();
-    await screen?.close();
+  }
+
+  /** The driver script (`--script`) or the programmatic driver (the demo's user); resolves when done. */
+  drive(): Promise<void>[] {
+    const { o } = this;
+    const scriptDone = o.script
+      ? runScript(o.script.steps, {
+        now: this.now,
+        screenText: this.screenText,
+        lastOutputAt: () => this.lastOutputAt,
+        exited: () => this.exited,
+        send: this.onInput,
+        label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
+        resize: this.resize,
+      }, o.script.file, () => this.exited).catch((e) => {
+        if (!(e instanceof ScriptFailed)) throw e;
+        this.scriptError = e.message;
+        this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
+        this.stopChild();
+      })
+      : Promise.resolve();
+    const driverDone = o.driver
+      ? o.driver({ now: this.now, send: this.onInput, exited: () => this.exited, labels: () => this.labelLog, screenText: this.screenText })
+      : Promise.resolve();
+    return [scriptDone, driverDone];
+  }
+
+  /** Waits for the child, drains the pty, undoes every hook; returns the exit and the end time. */
+  async finish(pty: Pty, drivers: Promise<void>[]): Promise<{ exit: PtyExit; end: number }> {
+    try {
+      const exit = await this.exit!;
+      // Drain to EOF: the child's last bytes may still be in the pty.
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([pty.drained, new Promise((r) => (graceTimer = setTimeout(r, this.o.drainGraceMs ?? 2000)))]);
+      clearTimeout(graceTimer); // a pending timer would keep the process alive
+      for (const d of drivers) await d;
+      return { exit, end: this.now() }; // before waiting for the screen worker to catch up
+    } finally {
+      await this.undo(pty);
+    }
+  }
+
+  private async undo(pty: Pty): Promise<void> {
+    if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    if (this.filterTimer) clearTimeout(this.filterTimer);
+    if (this.filter && this.o.stdoutFd !== null) {
+      const h = this.filter.flush();
+      if (h.length) writeAllSync(this.o.stdoutFd, h);
+    }
+    for (const [s, h] of this.handlers) process.off(s as NodeJS.Signals, h);
+    for (const c of this.cleanups.reverse()) c();
+    this.labels.close();
+    await this.screen?.close();
     pty.close();
   }
-  const duration = end || now();
-  const status = exitStatus(exit!);
-  write({ t: duration, kind: "exit", status });
-  writer.end(duration);
-  return { exit: exit!, status, duration, events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted };
+
+  result(exit: PtyExit, end: number): SessionResult {
+    const duration = end || this.now();
+    const status = exitStatus(exit);
+    this.write({ t: duration, kind: "exit", status });
+    this.writer.end(duration);
+    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted } = this;
+    return { exit, status, duration, events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted };
+  }
+}
+
+export async function runSession(o: SessionOptions, writer: RecordingWriter): Promise<SessionResult> {
+  const s = new Session(o, writer);
+  const pty = await s.spawn();
+  s.attachInput();
+  s.followWindow();
+  s.watchSignalsAndTimeout();
+  const { exit, end } = await s.finish(pty, s.drive());
+  return s.result(exit, end);
 }
