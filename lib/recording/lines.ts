@@ -1,24 +1,54 @@
-// Newline-delimited text from a byte stream, decoded once per block (asciicast is
-// UTF-8 text). Yields [lineNumber, text, terminated]; the last line may be
-// unterminated (a recorder killed mid-write).
+// Newline-delimited text from a byte stream, decoded once per block (asciicast and
+// script timing files are UTF-8 text). The last line may be unterminated (a recorder
+// killed mid-write): it comes back with terminated = false.
 
-export async function* lines(chunks: AsyncIterable<Uint8Array>): AsyncIterable<[number, string, boolean]> {
-  const dec = new TextDecoder("utf-8");
-  let carry = "";
-  let no = 0;
-  for await (const chunk of chunks) {
-    const text = carry + dec.decode(chunk, { stream: true });
-    let start = 0;
-    while (true) {
-      const nl = text.indexOf("\n", start);
-      if (nl < 0) break;
-      no++;
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      yield [no, text.slice(start, end), true];
-      start = nl + 1;
-    }
-    carry = text.slice(start);
+/**
+ * A pull-based line reader. Readers of big files call next() directly: one async
+ * generator level less is worth ~30 % of asciicast read throughput.
+ */
+export class LineReader {
+  private readonly dec = new TextDecoder("utf-8");
+  private readonly it: AsyncIterator<Uint8Array>;
+  private carry = "";
+  private done = false;
+  private buffered: string[] = [];
+  private bi = 0;
+  /** The number of the line last returned (1-based). */
+  no = 0;
+
+  constructor(chunks: AsyncIterable<Uint8Array>) {
+    this.it = chunks[Symbol.asyncIterator]();
   }
-  carry += dec.decode();
-  if (carry.length) yield [no + 1, carry, false];
+
+  /** The next line without its "\n" (and a "\r" before it), and whether it was terminated; null at the end. */
+  async next(): Promise<[string, boolean] | null> {
+    while (this.bi >= this.buffered.length) {
+      if (this.done) return null;
+      const r = await this.it.next();
+      if (r.done) {
+        this.done = true;
+        const rest = this.carry + this.dec.decode();
+        this.carry = "";
+        this.buffered = [];
+        this.bi = 0;
+        if (!rest.length) return null;
+        this.no++;
+        return [rest, false];
+      }
+      const parts = (this.carry + this.dec.decode(r.value, { stream: true })).split("\n");
+      this.carry = parts.pop()!;
+      this.buffered = parts;
+      this.bi = 0;
+    }
+    let l = this.buffered[this.bi++];
+    if (l.length && l.charCodeAt(l.length - 1) === 13) l = l.slice(0, -1);
+    this.no++;
+    return [l, true];
+  }
+}
+
+/** [lineNumber, text, terminated] for every line. */
+export async function* lines(chunks: AsyncIterable<Uint8Array>): AsyncIterable<[number, string, boolean]> {
+  const r = new LineReader(chunks);
+  for (let l; (l = await r.next());) yield [r.no, l[0], l[1]];
 }

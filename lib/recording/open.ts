@@ -3,7 +3,9 @@
 // given directly), anything else raw bytes.
 
 import * as path from "node:path";
-import { parseHeaderLine, readAsciicastEvents } from "./asciicast.ts";
+import { parseHeaderLine } from "./asciicast.ts";
+import { readV3Events } from "./asciicast_v3.ts";
+import { readV2Events } from "./asciicast_v2.ts";
 import { DEFAULT_SIZE, type Format, type Header, type Recording } from "./model.ts";
 import { readRawEvents } from "./raw.ts";
 import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.ts";
@@ -62,7 +64,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
   if (format === "v3" || format === "v2") {
     if (src.head.length === 0) throw new FixtureError(p, null, "empty file (no asciicast header)");
     const { version, header } = parseHeaderLine(p, line, warnings);
-    return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: readAsciicastEvents(p, src.chunks, version, warnings) };
+    return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: version === 3 ? readV3Events(p, src.chunks, warnings) : readV2Events(p, src.chunks, warnings) };
   }
   if (format === "ttyrec") {
     const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(src.head.subarray(12)) : null) ?? DEFAULT_SIZE;

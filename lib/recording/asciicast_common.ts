@@ -1,0 +1,150 @@
+// The event lines of asciicast v2 and v3, which share everything but their clock:
+// comments and empty lines skipped, a truncated last line a warning (a recorder killed
+// mid-write), unknown codes passed through, a `b` event's exact bytes given to the
+// `o`/`i` that follows it.
+
+import { decodeBase64Strict } from "../osc7501/base64.ts";
+import { type Event, parseSize } from "./model.ts";
+import { knownText } from "./utf8.ts";
+import { FixtureError } from "../errors.ts";
+import { LineReader } from "./lines.ts";
+
+const te = new TextEncoder();
+
+// ---- header fields (both versions)
+
+export function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function dim(file: string, v: unknown, what: string): number {
+  if (v === 0) return 0; // asciinema 2.x records 0x0 without a terminal; the caller substitutes
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 65535) {
+    throw new FixtureError(file, 1, `header: ${what} must be an integer 0–65535, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+export function optStr(h: Record<string, unknown>, k: string): string | undefined {
+  return typeof h[k] === "string" ? h[k] as string : undefined;
+}
+
+export function optNum(h: Record<string, unknown>, k: string): number | undefined {
+  return typeof h[k] === "number" ? h[k] as number : undefined;
+}
+
+export function strMap(v: unknown): Record<string, string> | undefined {
+  if (!isObj(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
+  return out;
+}
+
+export function clean<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+// ---- event lines
+
+
+/** How a version turns the time field of an event line into seconds from the start. */
+export interface EventClock {
+  /** The field's name in messages: v3 stores intervals, v2 absolute times. */
+  readonly field: "interval" | "time";
+  at(time: number, line: number): number;
+}
+
+/** One event line → [time, code, data]; null: a truncated last line (warned), stop reading. */
+function eventFields(file: string, no: number, text: string, terminated: boolean, field: string, warnings: string[]): [number, string, unknown] | null {
+  let ev: unknown;
+  try {
+    ev = JSON.parse(text);
+  } catch {
+    if (!terminated) {
+      warnings.push(`${file}:${no}: last line is truncated (recording cut short?); ignored`);
+      return null;
+    }
+    throw new FixtureError(file, no, "event is not valid JSON");
+  }
+  if (!Array.isArray(ev) || ev.length < 3) {
+    if (!terminated) {
+      warnings.push(`${file}:${no}: last line is incomplete; ignored`);
+      return null;
+    }
+    throw new FixtureError(file, no, "event must be an array [time, code, data]");
+  }
+  const [time, code, data] = ev;
+  if (typeof time !== "number" || !Number.isFinite(time)) throw new FixtureError(file, no, `time must be a number, got ${JSON.stringify(time)}`);
+  if (time < 0) throw new FixtureError(file, no, `${field} is negative (${time})`);
+  if (typeof code !== "string" || code.length === 0) throw new FixtureError(file, no, `event code must be a non-empty string`);
+  return [time, code, data];
+}
+
+function exitStatusOf(file: string, no: number, data: unknown): number {
+  const status = typeof data === "number" ? data : typeof data === "string" && /^-?[0-9]+$/.test(data.trim()) ? Number(data.trim()) : NaN;
+  if (!Number.isInteger(status) || Math.abs(status) > 2147483647) throw new FixtureError(file, no, `exit status must be an integer, got ${JSON.stringify(data)}`);
+  return status;
+}
+
+/**
+ * Events of an asciicast file (v2 or v3: they differ only in their clock, see
+ * asciicast_v2.ts / asciicast_v3.ts). `chunks` is the whole file (header line included).
+ */
+export async function* readEvents(file: string, chunks: AsyncIterable<Uint8Array>, clock: EventClock, warnings: string[]): AsyncIterable<Event> {
+  let pendingRaw: { bytes: Uint8Array; line: number } | null = null;
+  const reader = new LineReader(chunks);
+  for (let got; (got = await reader.next());) {
+    const [text, terminated] = got;
+    const no = reader.no;
+    if (no === 1) continue; // header, parsed by the caller
+    if (text.length === 0 || text.charCodeAt(0) === 35 /* # */) continue; // comment (v3; tolerated in v2)
+    const fields = eventFields(file, no, text, terminated, clock.field, warnings);
+    if (!fields) break;
+    const [time, code, data] = fields;
+    const t = clock.at(time, no);
+    if (pendingRaw && code !== "o" && code !== "i") {
+      warnings.push(`${file}:${pendingRaw.line}: "b" event not followed by "o" or "i"; its bytes were dropped`);
+      pendingRaw = null;
+    }
+    switch (code) {
+      case "o":
+      case "i": {
+        if (typeof data !== "string") throw new FixtureError(file, no, `"${code}" data must be a string`);
+        // A preceding `b` holds the exact bytes; this event's text is only for display.
+        let bytes: Uint8Array;
+        if (pendingRaw) bytes = pendingRaw.bytes;
+        else {
+          bytes = te.encode(data);
+          knownText.set(bytes, data);
+        }
+        pendingRaw = null;
+        yield { t, kind: code === "o" ? "output" : "input", bytes };
+        break;
+      }
+      case "b": {
+        if (typeof data !== "string") throw new FixtureError(file, no, `"b" data must be a base64 string`);
+        const bytes = decodeBase64Strict(te.encode(data));
+        if (bytes === null) throw new FixtureError(file, no, `"b" data is not valid base64`);
+        pendingRaw = { bytes, line: no };
+        break;
+      }
+      case "r": {
+        const size = typeof data === "string" ? parseSize(data) : null;
+        if (!size) throw new FixtureError(file, no, `resize data must be "COLSxROWS", got ${JSON.stringify(data)}`);
+        yield { t, kind: "resize", ...size };
+        break;
+      }
+      case "m":
+        yield { t, kind: "marker", label: typeof data === "string" ? data : "" };
+        break;
+      case "x":
+        yield { t, kind: "exit", status: exitStatusOf(file, no, data) };
+        break;
+      default:
+        // Readers MUST ignore codes they do not know; we pass them through.
+        yield { t, kind: "other", code: code[0], data: typeof data === "string" ? data : JSON.stringify(data) };
+    }
+  }
+  if (pendingRaw) warnings.push(`${file}:${pendingRaw.line}: "b" event at the end without its "o"; bytes dropped`);
+}
