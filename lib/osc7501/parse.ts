@@ -196,6 +196,9 @@ interface Pair {
 /**
  * Parses one body (the bytes between `ESC ] 7501 ;` and the terminator).
  * `terminator` is needed for the sequence limit (D7) and the query reply (D14).
+ * Three passes, in the order the spec's decisions require: lengths before charsets
+ * (splitPairs, D2), per-pair validation in body order (readPairs), then the fields
+ * that depend on the state (toReport).
  */
 export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult {
   const total = INTRODUCER_BYTES + body.length + terminatorBytes(terminator).length;
@@ -205,12 +208,17 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
   if (body.length === 1 && body[0] === QMARK) {
     return { type: "query", terminator, reply: queryReply(terminator) };
   }
-
   const notes: ParseNote[] = [];
   if (body.length === 0) notes.push({ code: "empty-body", detail: "empty body" });
+  const pairs = splitPairs(body, notes);
+  if (!Array.isArray(pairs)) return pairs;
+  const fields = readPairs(body, pairs, notes);
+  if ("type" in fields) return fields;
+  return toReport(fields, notes);
+}
 
-  // Pass 1 (D2): key lengths for every pair with `=`, then known keys' value lengths,
-  // before any charset validation. Limits apply to every occurrence (§3).
+/** Pass 1 (D2): key lengths for every pair with `=`, then known keys' value lengths, before any charset validation. Limits apply to every occurrence (§3). */
+function splitPairs(body: Uint8Array, notes: ParseNote[]): Pair[] | ParseResult {
   const pairs: Pair[] = [];
   let start = 0;
   for (let i = 0; i <= body.length; i++) {
@@ -256,12 +264,23 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
     pairs.push({ key, ks, ke, vs, ve, hasControl });
   }
 
-  // Pass 2: per-pair validation in body order; last occurrence wins.
-  let state: string | undefined;
-  let id: string | null = null;
-  let idBad: string | null = null;
-  let kind: string | undefined, progress: string | undefined, app: string | undefined;
-  let title: string | null = null, msg: string | null = null;
+  return pairs;
+}
+
+interface RawFields {
+  state?: string;
+  id: string | null;
+  idBad: string | null;
+  kind?: string;
+  progress?: string;
+  app?: string;
+  title: string | null;
+  msg: string | null;
+}
+
+/** Pass 2: per-pair validation in body order; the last occurrence wins. */
+function readPairs(body: Uint8Array, pairs: Pair[], notes: ParseNote[]): RawFields | ParseResult {
+  const f: RawFields = { id: null, idBad: null, title: null, msg: null };
   for (const p of pairs) {
     // Built only when a note needs it: this loop is on the scan hot path.
     const shown = () => `${showBytes(body, p.ks, p.ke)}=${showBytes(body, p.vs, p.ve)}`;
@@ -280,8 +299,8 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
       // D1: an id outside the alphabet rejects the report; it must never fall back
       // to the root (so `state=clear:id=bad!` clears nothing). Every occurrence counts.
       const problem = valueOk ? idProblem(body, p.vs, p.ve) : `"${showBytes(body, p.vs, p.ve)}" has bytes outside the value set`;
-      if (problem !== null) idBad ??= problem;
-      else id = ascii(body, p.vs, p.ve);
+      if (problem !== null) f.idBad ??= problem;
+      else f.id = ascii(body, p.vs, p.ve);
       continue;
     }
     if (!valueOk) {
@@ -292,31 +311,31 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
     const v = ascii(body, p.vs, p.ve);
     switch (p.key) {
       case "state":
-        state = v;
+        f.state = v;
         break;
       case "kind":
-        kind = v;
+        f.kind = v;
         break;
       case "progress":
-        progress = v;
+        f.progress = v;
         break;
       case "app":
-        app = v;
+        f.app = v;
         break;
       case "title":
       case "msg": {
         // D3: every occurrence must be valid, even one a later duplicate replaces.
         // D16: empty text is absent.
         if (p.ve === p.vs) {
-          if (p.key === "title") title = null;
-          else msg = null;
+          if (p.key === "title") f.title = null;
+          else f.msg = null;
           break;
         }
         const max = p.key === "title" ? MAX_TITLE_DECODED_BYTES : MAX_MSG_DECODED_BYTES;
         const text = decodeText(p.key, body, p.vs, p.ve, max);
         if (typeof text !== "string") return text;
-        if (p.key === "title") title = text;
-        else msg = text;
+        if (p.key === "title") f.title = text;
+        else f.msg = text;
         break;
       }
       default:
@@ -324,7 +343,13 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
     }
   }
 
-  if (idBad !== null) return rejected("bad-id", idBad);
+  return f;
+}
+
+/** Pass 3: the state decides which other fields apply (clear carries only its id, §2). */
+function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
+  const { state, id, kind, progress, app, title, msg } = f;
+  if (f.idBad !== null) return rejected("bad-id", f.idBad);
   if (state === undefined || state === "") return rejected("no-state", "no state");
   if (!STATE_SET.has(state)) return rejected("unknown-state", `unknown state "${state}"`);
   const st = state as State;
