@@ -45,11 +45,10 @@ export interface Translated {
   flags: string;
 }
 
-/** Translates one Rust pattern. Leading inline flags become JS flags. */
-export function translateRust(pattern: string): Translated {
+/** Leading inline flags, possibly several groups: (?i)(?m) or (?is). Returns the flags and the rest. */
+function leadingFlags(pattern: string): { flags: Set<string>; rest: string } {
   let p = pattern;
   const flags = new Set<string>();
-  // Leading inline flags, possibly several groups: (?i)(?m) or (?is).
   for (let m; (m = /^\(\?([imsUx]+)\)/.exec(p));) {
     for (const f of m[1]) {
       if (f === "U") throw new RegexTranslationError("swap-greed flag (?U) is not supported");
@@ -58,170 +57,210 @@ export function translateRust(pattern: string): Translated {
     }
     p = p.slice(m[0].length);
   }
-  const dotAll = flags.has("s");
-  let out = "";
-  let inClass = 0; // nesting depth of [...]
-  let i = 0;
-  const n = p.length;
-  const next = () => p[i++];
-  while (i < n) {
-    const c = next();
-    if (c === "\\") {
-      if (i >= n) throw new RegexTranslationError("pattern ends with a backslash");
-      const e = next();
-      switch (e) {
-        case "x": {
-          if (p[i] === "{") {
-            const close = p.indexOf("}", i);
-            if (close < 0) throw new RegexTranslationError("unterminated \\x{…}");
-            const cp = parseInt(p.slice(i + 1, close), 16);
-            if (!Number.isFinite(cp) || cp > 0x10ffff) throw new RegexTranslationError(`bad code point \\x{${p.slice(i + 1, close)}}`);
-            out += hex(cp);
-            i = close + 1;
-          } else {
-            const h = p.slice(i, i + 2);
-            if (!/^[0-9A-Fa-f]{2}$/.test(h)) throw new RegexTranslationError(`bad escape \\x${h}`);
-            out += `\\x${h}`;
-            i += 2;
-          }
-          break;
-        }
-        case "u":
-        case "U": {
-          if (p[i] === "{") {
-            const close = p.indexOf("}", i);
-            if (close < 0) throw new RegexTranslationError(`unterminated \\${e}{…}`);
-            out += hex(parseInt(p.slice(i + 1, close), 16));
-            i = close + 1;
-          } else {
-            const len = e === "u" ? 4 : 8;
-            const h = p.slice(i, i + len);
-            if (!new RegExp(`^[0-9A-Fa-f]{${len}}$`).test(h)) throw new RegexTranslationError(`bad escape \\${e}${h}`);
-            out += hex(parseInt(h, 16));
-            i += len;
-          }
-          break;
-        }
-        case "w":
-        case "d":
-        case "s":
-          out += inClass ? CLASS_BODY[e] : `[${CLASS_BODY[e]}]`;
-          break;
-        case "W":
-        case "D":
-        case "S":
-          if (inClass) throw new RegexTranslationError(`negated class \\${e} inside [...] is not supported`);
-          out += `[^${CLASS_BODY[e.toLowerCase()]}]`;
-          break;
-        case "b":
-          if (inClass) out += "\\x08";
-          else out += `(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))`;
-          break;
-        case "B":
-          if (inClass) throw new RegexTranslationError("\\B inside [...]");
-          out += `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`;
-          break;
-        case "A":
-          out += "(?<![\\s\\S])";
-          break;
-        case "z":
-          out += "(?![\\s\\S])";
-          break;
-        case "p":
-        case "P": {
-          let name: string;
-          if (p[i] === "{") {
-            const close = p.indexOf("}", i);
-            if (close < 0) throw new RegexTranslationError(`unterminated \\${e}{…}`);
-            name = p.slice(i + 1, close);
-            i = close + 1;
-          } else name = next();
-          const neg = name.startsWith("^");
-          const prop = propertyName(neg ? name.slice(1) : name);
-          out += `\\${(e === "P") !== neg ? "P" : "p"}{${prop}}`;
-          break;
-        }
-        case "n":
-        case "t":
-        case "r":
-        case "f":
-        case "v":
-          out += `\\${e}`;
-          break;
-        case "a":
-          out += "\\x07";
-          break;
-        case "e":
-          out += "\\x1b";
-          break;
-        default:
-          if (/[0-9]/.test(e)) throw new RegexTranslationError("backreferences and octal escapes are not supported (Rust has none)");
-          if (/[A-Za-z]/.test(e)) throw new RegexTranslationError(`unknown escape \\${e}`);
-          // Rust lets any punctuation be escaped; JS u mode only the syntax characters.
-          out += JS_SYNTAX.has(e) || (inClass && e === "-") ? `\\${e}` : hex(e.codePointAt(0)!);
-      }
-      continue;
+  return { flags, rest: p };
+}
+
+const WORD_START = `(?<!${WORD})(?=${WORD})`;
+const WORD_END = `(?<=${WORD})(?!${WORD})`;
+
+/** One pass over a pattern (without its leading flags), emitting JS source. */
+class Translator {
+  private i = 0;
+  private inClass = 0; // nesting depth of [...]
+  private out = "";
+
+  constructor(private readonly p: string, private readonly flags: Set<string>) {}
+
+  private next(): string {
+    return this.p[this.i++];
+  }
+
+  /** The text of `{…}` at the cursor (the cursor moves past it). */
+  private braced(what: string): string {
+    const close = this.p.indexOf("}", this.i);
+    if (close < 0) throw new RegexTranslationError(`unterminated ${what}{…}`);
+    const body = this.p.slice(this.i + 1, close);
+    this.i = close + 1;
+    return body;
+  }
+
+  /** `count` hex digits at the cursor. */
+  private hexDigits(count: number, escape: string): string {
+    const h = this.p.slice(this.i, this.i + count);
+    if (!new RegExp(`^[0-9A-Fa-f]{${count}}$`).test(h)) throw new RegexTranslationError(`bad escape \\${escape}${h}`);
+    this.i += count;
+    return h;
+  }
+
+  run(): string {
+    while (this.i < this.p.length) {
+      const c = this.next();
+      if (c === "\\") this.escape();
+      else if (this.inClass) this.classChar(c);
+      else this.plainChar(c);
     }
-    if (inClass) {
-      if (c === "[") {
-        if (p[i] === ":") {
-          const close = p.indexOf(":]", i);
-          if (close < 0) throw new RegexTranslationError("unterminated POSIX class");
-          let name = p.slice(i + 1, close);
-          const neg = name.startsWith("^");
-          if (neg) name = name.slice(1);
-          const body = POSIX[name];
-          if (!body) throw new RegexTranslationError(`unknown POSIX class [:${name}:]`);
-          if (neg) throw new RegexTranslationError(`negated POSIX class [:^${name}:] is not supported`);
-          out += body;
-          i = close + 2;
-          continue;
-        }
-        throw new RegexTranslationError("nested character classes and set operations are not supported");
-      }
-      if ((c === "&" && p[i] === "&") || (c === "~" && p[i] === "~") || (c === "-" && p[i] === "-")) {
-        throw new RegexTranslationError("character class set operations (&&, --, ~~) are not supported");
-      }
-      if (c === "]") {
-        inClass--;
-        out += c;
-        continue;
-      }
-      out += c === "/" ? "\\/" : c;
-      continue;
+    if (this.inClass) throw new RegexTranslationError("unterminated character class");
+    return this.out;
+  }
+
+  private escape(): void {
+    if (this.i >= this.p.length) throw new RegexTranslationError("pattern ends with a backslash");
+    const e = this.next();
+    const inClass = this.inClass > 0;
+    switch (e) {
+      case "x":
+        if (this.p[this.i] === "{") {
+          const digits = this.braced("\\x");
+          const cp = parseInt(digits, 16);
+          if (!Number.isFinite(cp) || cp > 0x10ffff) throw new RegexTranslationError(`bad code point \\x{${digits}}`);
+          this.out += hex(cp);
+        } else this.out += `\\x${this.hexDigits(2, "x")}`;
+        return;
+      case "u":
+      case "U":
+        this.out += hex(parseInt(this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.hexDigits(e === "u" ? 4 : 8, e), 16));
+        return;
+      case "w":
+      case "d":
+      case "s":
+        this.out += inClass ? CLASS_BODY[e] : `[${CLASS_BODY[e]}]`;
+        return;
+      case "W":
+      case "D":
+      case "S":
+        if (inClass) throw new RegexTranslationError(`negated class \\${e} inside [...] is not supported`);
+        this.out += `[^${CLASS_BODY[e.toLowerCase()]}]`;
+        return;
+      case "b":
+        this.out += inClass ? "\\x08" : this.wordBoundary();
+        return;
+      case "B":
+        if (inClass) throw new RegexTranslationError("\\B inside [...]");
+        this.out += `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`;
+        return;
+      case "<": // regex 1.10: start and end of a word (outside a class; inside, a literal)
+      case ">":
+        this.out += inClass ? hex(e.codePointAt(0)!) : e === "<" ? WORD_START : WORD_END;
+        return;
+      case "A":
+        this.out += "(?<![\\s\\S])";
+        return;
+      case "z":
+        this.out += "(?![\\s\\S])";
+        return;
+      case "p":
+      case "P":
+        this.out += this.property(e);
+        return;
+      case "n":
+      case "t":
+      case "r":
+      case "f":
+      case "v":
+        this.out += `\\${e}`;
+        return;
+      case "a":
+        this.out += "\\x07";
+        return;
+      case "e":
+        this.out += "\\x1b";
+        return;
     }
+    if (/[0-9]/.test(e)) throw new RegexTranslationError("backreferences and octal escapes are not supported (Rust has none)");
+    if (/[A-Za-z]/.test(e)) throw new RegexTranslationError(`unknown escape \\${e}`);
+    // Rust lets any punctuation be escaped; JS u mode only the syntax characters.
+    this.out += JS_SYNTAX.has(e) || (inClass && e === "-") ? `\\${e}` : hex(e.codePointAt(0)!);
+  }
+
+  /** \b, and regex 1.10's \b{start}, \b{end} (half boundaries are refused). */
+  private wordBoundary(): string {
+    if (this.p[this.i] !== "{") return `(?:${WORD_END}|${WORD_START})`;
+    const which = this.braced("\\b");
+    if (which === "start") return WORD_START;
+    if (which === "end") return WORD_END;
+    throw new RegexTranslationError(`word boundary \\b{${which}} is not supported`);
+  }
+
+  private property(e: string): string {
+    const name = this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.next();
+    const neg = name.startsWith("^");
+    const prop = propertyName(neg ? name.slice(1) : name);
+    return `\\${(e === "P") !== neg ? "P" : "p"}{${prop}}`;
+  }
+
+  private classChar(c: string): void {
+    const p = this.p;
+    if (c === "[") {
+      if (p[this.i] !== ":") throw new RegexTranslationError("nested character classes and set operations are not supported");
+      const close = p.indexOf(":]", this.i);
+      if (close < 0) throw new RegexTranslationError("unterminated POSIX class");
+      let name = p.slice(this.i + 1, close);
+      const neg = name.startsWith("^");
+      if (neg) name = name.slice(1);
+      const body = POSIX[name];
+      if (!body) throw new RegexTranslationError(`unknown POSIX class [:${name}:]`);
+      if (neg) throw new RegexTranslationError(`negated POSIX class [:^${name}:] is not supported`);
+      this.out += body;
+      this.i = close + 2;
+      return;
+    }
+    if ((c === "&" && p[this.i] === "&") || (c === "~" && p[this.i] === "~") || (c === "-" && p[this.i] === "-")) {
+      throw new RegexTranslationError("character class set operations (&&, --, ~~) are not supported");
+    }
+    if (c === "]") this.inClass--;
+    this.out += c === "/" ? "\\/" : c;
+  }
+
+  private plainChar(c: string): void {
+    const p = this.p;
     switch (c) {
-      case "[": {
-        inClass++;
-        out += "[";
-        if (p[i] === "^") out += next();
-        if (p[i] === "]") { // a leading ] is a literal in Rust
-          out += "\\]";
-          i++;
+      case "[":
+        this.inClass++;
+        this.out += "[";
+        if (p[this.i] === "^") this.out += this.next();
+        if (p[this.i] === "]") { // a leading ] is a literal in Rust
+          this.out += "\\]";
+          this.i++;
         }
-        break;
-      }
+        return;
       case "(":
-        if (p[i] === "?") {
-          if (p.startsWith("?P<", i)) {
-            out += "(?<";
-            i += 3;
-          } else if (p.startsWith("?:", i) || p.startsWith("?<", i) && /^\?<[A-Za-z_]/.test(p.slice(i))) {
-            out += "(";
-          } else if (p.startsWith("?=", i) || p.startsWith("?!", i) || p.startsWith("?<=", i) || p.startsWith("?<!", i)) {
-            throw new RegexTranslationError("look-around is not Rust regex syntax");
-          } else throw new RegexTranslationError(`inline flags are only supported at the start of a pattern (at "(${p.slice(i, i + 6)}")`);
-        } else out += "(";
-        break;
+        this.out += this.groupOpen();
+        return;
       case ".":
-        out += dotAll ? "[\\s\\S]" : "[^\\n]"; // Rust's . excludes only \n; JS's also \r, U+2028/9
-        break;
+        this.out += this.flags.has("s") ? "[\\s\\S]" : "[^\\n]"; // Rust's . excludes only \n; JS's also \r, U+2028/9
+        return;
+      case "^":
+        // Rust's (?m)^ matches after \n only; JS's m flag also after \r, U+2028 and U+2029.
+        this.out += this.flags.has("m") ? "(?<![^\\n])" : "^";
+        return;
+      case "$":
+        this.out += this.flags.has("m") ? "(?![^\\n])" : "$";
+        return;
       default:
-        out += c;
+        this.out += c;
     }
   }
-  if (inClass) throw new RegexTranslationError("unterminated character class");
-  const jsFlags = [...flags].filter((f) => f === "i" || f === "m").join("") + "u";
+
+  private groupOpen(): string {
+    const p = this.p, i = this.i;
+    if (p[i] !== "?") return "(";
+    if (p.startsWith("?P<", i)) {
+      this.i += 3;
+      return "(?<";
+    }
+    if (p.startsWith("?:", i) || p.startsWith("?<", i) && /^\?<[A-Za-z_]/.test(p.slice(i))) return "(";
+    if (p.startsWith("?=", i) || p.startsWith("?!", i) || p.startsWith("?<=", i) || p.startsWith("?<!", i)) {
+      throw new RegexTranslationError("look-around is not Rust regex syntax");
+    }
+    throw new RegexTranslationError(`inline flags are only supported at the start of a pattern (at "(${p.slice(i, i + 6)}")`);
+  }
+}
+
+/** Translates one Rust pattern. Leading inline flags become JS flags (m is translated into the pattern instead). */
+export function translateRust(pattern: string): Translated {
+  const { flags, rest } = leadingFlags(pattern);
+  const out = new Translator(rest, flags).run();
+  const jsFlags = flags.has("i") ? "iu" : "u";
   try {
     new RegExp(out, jsFlags);
   } catch (e) {

@@ -19,7 +19,15 @@ describe("Rust regex → JavaScript", () => {
     assert.ok(m("(?m)^\\s*❯\\s*$", "text\n ❯ \nmore"));
     assert.ok(!m("^\\s*❯\\s*$", "text\n ❯ \nmore"));
     assert.ok(m("(?s)Do\\s+you\\s+trust.+directory\\?", "Do you\ntrust the contents of this directory?"));
-    assert.equal(translateRust("(?i)(?m)x").flags.split("").sort().join(""), "imu");
+    assert.equal(translateRust("(?i)(?m)x").flags, "iu"); // (?m) is translated into the pattern, not a JS flag
+  });
+  test("(?m)^ and $ match at \\n only, as in Rust (JS's m flag also breaks lines at \\r, U+2028, U+2029)", () => {
+    assert.ok(m("(?m)^b$", "a\nb\nc"));
+    assert.ok(m("(?m)^b$", "b"));
+    assert.ok(!m("(?m)^b", "a\rb"));
+    assert.ok(!m("(?m)a$", "a\rb"));
+    assert.ok(!m("(?m)^b", "a\u2028b"));
+    assert.ok(!m("^b", "a\nb"));
   });
   test("Unicode classes like Rust's: \\w, \\d, \\s, \\b", () => {
     assert.ok(m("^\\w+$", "café"));
@@ -47,7 +55,17 @@ describe("Rust regex → JavaScript", () => {
     assert.ok(!m("a.b", "a\nb"));
   });
   test("punctuation escapes that JS u mode rejects", () => {
-    assert.ok(m("\\#\\ \\-\\~\\'\\<", "# -~'<"));
+    assert.ok(m("\\#\\ \\-\\~\\'", "# -~'"));
+    assert.ok(m("[\\<\\>]", "<"));
+  });
+  test("regex 1.10 word boundaries: \\< \\> \\b{start} \\b{end}", () => {
+    assert.ok(m("\\<yes\\>", "say yes now"));
+    assert.ok(!m("\\<yes", "ayes"));
+    assert.ok(!m("yes\\>", "yesterday"));
+    assert.ok(!m("\\<", "<"));
+    assert.ok(m("\\b{start}é", "x é"));
+    assert.ok(!m("a\\b{end}", "ab"));
+    assert.throws(() => translateRust("\\b{start-half}"), /not supported/);
     assert.ok(m("^\\s*\\(\\d+(?:m(?:\\s+\\d+s)?|s)\\s·\\sesc to cancel\\)\\s*$", "(12s · esc to cancel)"));
   });
   test("named groups, POSIX classes", () => {
