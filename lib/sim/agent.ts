@@ -45,11 +45,13 @@ export const TASKS = [
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
 
+type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
+
 /** Runs the agent on this process's stdin/stdout; leaves stdin as it found it, so the process can exit by itself. */
 export async function runAgent(o: AgentOptions): Promise<number> {
-  const stdin = process.stdin as unknown as NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
+  const stdin = process.stdin as unknown as Stdin;
   try {
-    return await agent(o, stdin);
+    return await new Agent(o, new Tty(stdin)).run();
   } finally {
     stdin.removeAllListeners("data");
     stdin.pause();
@@ -57,159 +59,227 @@ export async function runAgent(o: AgentOptions): Promise<number> {
   }
 }
 
-async function agent(o: AgentOptions, stdin: NodeJS.ReadStream & { setRawMode?: (b: boolean) => void }): Promise<number> {
-  const r = rng(o.seed);
-  const cols = Math.min((process.stdout as { columns?: number }).columns || 120, 200);
-  const out = (s: string) => fs.writeSync(1, te.encode(s));
-  const labelsPath = process.env.PSTLAB_LABELS;
-  const label = (l: string) => {
-    if (labelsPath) fs.appendFileSync(labelsPath, l + "\n");
-  };
-  if (stdin.isTTY) stdin.setRawMode?.(true);
-  const queue: string[] = [];
-  let waiter: (() => void) | null = null;
-  stdin.on("data", (d: Uint8Array | string) => {
-    queue.push(typeof d === "string" ? d : new TextDecoder().decode(d));
-    waiter?.();
-  });
-  const nextInput = async (): Promise<string> => {
-    while (queue.length === 0) await new Promise<void>((res) => (waiter = res));
-    waiter = null;
-    return queue.shift()!;
-  };
+/** The agent's terminal: output, reads queued as they arrive, truth labels. */
+class Tty {
+  private readonly queue: string[] = [];
+  private waiter: (() => void) | null = null;
+  private readonly labelsPath = process.env.PSTLAB_LABELS;
 
-  // Feature detection, as Claude Code does: the query, then DA1; a 7501 reply first = supported.
-  out("\x1b]7501;?\x1b\\\x1b[c");
-  let reply = "";
-  const deadline = Date.now() + 1000;
-  while (!/\x1b\[\?[0-9;]*c/.test(reply) && Date.now() < deadline) {
-    const got = await Promise.race([nextInput(), sleep(0.05).then(() => "")]);
-    reply += got;
+  constructor(stdin: Stdin) {
+    if (stdin.isTTY) stdin.setRawMode?.(true);
+    stdin.on("data", (d: Uint8Array | string) => {
+      this.queue.push(typeof d === "string" ? d : new TextDecoder().decode(d));
+      this.waiter?.();
+    });
   }
-  const supported = o.alwaysReport || /\x1b\]7501;\?/.test(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
-  const report = (body: string) => {
-    if (supported) out(`\x1b]7501;${body}\x1b\\`);
-  };
-  const b64 = (s: string) => encodeBase64(te.encode(s));
-  const title = (t: string) => out(`\x1b]0;${t}\x07`);
 
-  const rule = "─".repeat(cols);
-  const drawn = { lines: 0 };
-  // The bottom region is redrawn Ink-style: up to its first row, erase below, redraw.
-  const erase = () => {
-    if (drawn.lines > 0) out(`\r${drawn.lines > 1 ? `\x1b[${drawn.lines - 1}A` : ""}\x1b[J`);
-    drawn.lines = 0;
-  };
-  const region = (lines: string[]) => {
-    erase();
-    out(lines.map((l) => `\x1b[2K${l}`).join("\r\n"));
-    drawn.lines = lines.length;
-  };
-  const transcript = (lines: string[]) => {
-    const keep = drawn.lines;
-    erase();
-    out(lines.map((l) => l + "\r\n").join(""));
-    void keep;
-  };
-  const idleBox = (text = "") => [rule, `\x1b[38;5;246m❯\x1b[0m ${text}`, rule, "  \x1b[2m? for shortcuts\x1b[0m"];
-  const spinnerLine = (frame: number, verb: string, started: number) =>
-    `\x1b[38;5;174m${FRAMES[frame % FRAMES.length]}\x1b[0m ${verb}… (${Math.floor((performance.now() - started) / 1000)}s · ↑ ${(frame * 37 % 900 + 100)} tokens · esc to interrupt)`;
-  const workBox = (frame: number, verb: string, started: number) => [spinnerLine(frame, verb, started), rule, "\x1b[38;5;246m❯\x1b[0m ", rule, "  \x1b[2m⏵⏵ accept edits on (shift+tab to cycle)\x1b[0m"];
+  out(s: string): void {
+    fs.writeSync(1, te.encode(s));
+  }
 
-  let frame = 0;
-  /** The spinner for `secs`, redrawn with \r on its own line (5 lines above the box bottom). */
-  const spin = async (secs: number, verb: string, started: number) => {
-    region(workBox(frame, verb, started));
-    const end = performance.now() + secs * o.scale * 1000;
+  /** The true state, to $PSTLAB_LABELS when recorded by pstlab (before the screen shows it). */
+  label(l: string): void {
+    if (this.labelsPath) fs.appendFileSync(this.labelsPath, l + "\n");
+  }
+
+  /** The next read from the terminal (one or more keys). */
+  async read(): Promise<string> {
+    while (this.queue.length === 0) await new Promise<void>((res) => (this.waiter = res));
+    this.waiter = null;
+    return this.queue.shift()!;
+  }
+}
+
+/** Claude Code's screen, drawn Ink-style: a transcript above, a bottom region redrawn in place. */
+class View {
+  private drawn = 0;
+  readonly rule: string;
+
+  constructor(private readonly tty: Tty, cols: number) {
+    this.rule = "─".repeat(cols);
+  }
+
+  /** Up to the region's first row, erase below. */
+  erase(): void {
+    if (this.drawn > 0) this.tty.out(`\r${this.drawn > 1 ? `\x1b[${this.drawn - 1}A` : ""}\x1b[J`);
+    this.drawn = 0;
+  }
+
+  region(lines: string[]): void {
+    this.erase();
+    this.tty.out(lines.map((l) => `\x1b[2K${l}`).join("\r\n"));
+    this.drawn = lines.length;
+  }
+
+  transcript(lines: string[]): void {
+    this.erase();
+    this.tty.out(lines.map((l) => l + "\r\n").join(""));
+  }
+
+  idleBox(text = ""): string[] {
+    return [this.rule, `\x1b[38;5;246m❯\x1b[0m ${text}`, this.rule, "  \x1b[2m? for shortcuts\x1b[0m"];
+  }
+
+  spinnerLine(frame: number, verb: string, started: number): string {
+    return `\x1b[38;5;174m${FRAMES[frame % FRAMES.length]}\x1b[0m ${verb}… (${Math.floor((performance.now() - started) / 1000)}s · ↑ ${(frame * 37 % 900 + 100)} tokens · esc to interrupt)`;
+  }
+
+  workBox(frame: number, verb: string, started: number): string[] {
+    return [this.spinnerLine(frame, verb, started), this.rule, "\x1b[38;5;246m❯\x1b[0m ", this.rule, "  \x1b[2m⏵⏵ accept edits on (shift+tab to cycle)\x1b[0m"];
+  }
+
+  /** The permission dialog; the question placed word by word with CSI n G, as in real captures. */
+  permission(tool: string, arg: string): string[] {
+    let col = 2, words = "";
+    for (const w of ["Do", "you", "want", "to", "proceed?"]) {
+      words += `\x1b[${col}G${w}`;
+      col += w.length + 1;
+    }
+    return [
+      ` \x1b[1m${tool} command\x1b[0m`, "", `   ${arg}`, `   \x1b[2mRun ${arg} for this task\x1b[0m`, "",
+      words,
+      ` \x1b[38;2;177;185;249m❯\x1b[0m 1. Yes`,
+      `   2. Yes, and don't ask again for ${tool} commands in this project`,
+      "   3. No, and tell Claude what to do differently (esc)",
+      "",
+      "\x1b[2G\x1b[2mEsc\x1b[6Gto\x1b[9Gcancel\x1b[16G·\x1b[18GTab\x1b[22Gto\x1b[25Gamend\x1b[0m",
+      "  \x1b[2mesc to interrupt\x1b[0m",
+    ];
+  }
+}
+
+/** Ctrl-C from the user: the agent exits 130. */
+const INTERRUPT = Symbol("interrupt");
+
+class Agent {
+  private readonly r: () => number;
+  private readonly view: View;
+  private supported = false;
+  private frame = 0;
+
+  constructor(private readonly o: AgentOptions, private readonly tty: Tty) {
+    this.r = rng(o.seed);
+    this.view = new View(tty, Math.min((process.stdout as { columns?: number }).columns || 120, 200));
+  }
+
+  private report(body: string): void {
+    if (this.supported) this.tty.out(`\x1b]7501;${body}\x1b\\`);
+  }
+
+  private title(t: string): void {
+    this.tty.out(`\x1b]0;${t}\x07`);
+  }
+
+  /** Feature detection, as Claude Code does: the query, then DA1; a 7501 reply first = supported. */
+  private async detect(): Promise<void> {
+    this.tty.out("\x1b]7501;?\x1b\\\x1b[c");
+    let reply = "";
+    const deadline = Date.now() + 1000;
+    while (!/\x1b\[\?[0-9;]*c/.test(reply) && Date.now() < deadline) {
+      reply += await Promise.race([this.tty.read(), sleep(0.05).then(() => "")]);
+    }
+    this.supported = this.o.alwaysReport || /\x1b\]7501;\?/.test(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
+  }
+
+  /** The spinner for `secs`, redrawn with \r on its own line (4 lines above the box bottom). */
+  private async spin(secs: number, verb: string, started: number): Promise<void> {
+    this.view.region(this.view.workBox(this.frame, verb, started));
+    const end = performance.now() + secs * this.o.scale * 1000;
     while (performance.now() < end) {
       await sleep(0.1);
-      frame++;
+      this.frame++;
       // Up to the spinner line, redraw it, back down: ~60 visible bytes a frame.
-      out(`\x1b[4A\r\x1b[2K${spinnerLine(frame, verb, started)}\x1b[4B\r`);
-      if (frame % 5 === 0) title(`${TITLE_FRAMES[(frame / 5) % 4]} Claude Code`);
+      this.tty.out(`\x1b[4A\r\x1b[2K${this.view.spinnerLine(this.frame, verb, started)}\x1b[4B\r`);
+      if (this.frame % 5 === 0) this.title(`${TITLE_FRAMES[(this.frame / 5) % 4]} Claude Code`);
     }
-  };
+  }
 
-  out("\x1b[2J\x1b[H");
-  transcript(["\x1b[38;5;174m✻\x1b[0m Welcome to \x1b[1mClaude Code\x1b[0m (simulated by pstlab)", "", `  /help for help · cwd: /work/demo${supported ? " · OSC 7501 on" : ""}`, ""]);
-  label("truth:idle");
-  report("state=idle:app=claude-code");
-  title("✳ Claude Code");
-  region(idleBox());
+  private idle(): void {
+    this.tty.label("truth:idle");
+    this.report("state=idle:app=claude-code");
+  }
 
-  for (let task = 1; ; task++) {
-    // Idle: wait in a read for the next task (typed char by char) or /exit.
+  /** Idle: wait in a read for the next task, typed key by key (or pasted), echoed in the box. */
+  private async readTask(): Promise<string | typeof INTERRUPT> {
     let text = "";
     while (true) {
-      const k = await nextInput();
-      if (k === "\x03") return 130;
-      if (k === "\r" || k === "\n") break;
+      const k = await this.tty.read();
+      if (k === "\x03") return INTERRUPT;
+      if (k === "\r" || k === "\n") return text;
       text += k === "\x7f" ? "" : k;
       if (k === "\x7f") text = text.slice(0, -1);
-      region(idleBox(text));
+      this.view.region(this.view.idleBox(text));
     }
-    if (text.trim() === "/exit" || task > o.tasks) {
-      label("truth:idle");
-      transcript([`\x1b[2m> ${text}\x1b[0m`, "Bye!"]);
-      report("state=idle:app=claude-code");
-      out("\x1b]0;\x07");
-      return 0;
-    }
+  }
+
+  /** A permission prompt: the truth first, then the report, then the dialog; waits for an answer. */
+  private async askPermission(tool: string, arg: string, text: string, verb: string, started: number): Promise<typeof INTERRUPT | null> {
+    this.tty.label("truth:blocked:permission");
+    this.report(`state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`);
+    this.title("✳ Claude Code");
+    this.view.region(this.view.permission(tool, arg));
+    const k = await this.tty.read();
+    if (k === "\x03") return INTERRUPT;
+    this.view.erase();
+    this.tty.label("truth:working");
+    this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+    this.view.transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${k.startsWith("3") || k === "\x1b" ? "Rejected" : "Allowed"}`]);
+    await this.spin(between(this.r, 0.5, 2), verb, started);
+    return null;
+  }
+
+  /** One task: spinner, one or two tool calls (one may ask permission), a reply. */
+  private async runTask(task: number, text: string): Promise<typeof INTERRUPT | null> {
+    const r = this.r;
     const started = performance.now();
-    label("truth:working");
-    report(`state=working:app=claude-code:msg=${b64(text)}`);
-    transcript([`\x1b[2m> ${text}\x1b[0m`, ""]);
+    this.tty.label("truth:working");
+    this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+    this.view.transcript([`\x1b[2m> ${text}\x1b[0m`, ""]);
     const verb = pick(r, VERBS);
-    await spin(between(r, 1, 3), verb, started);
+    await this.spin(between(r, 1, 3), verb, started);
     const steps = 1 + Math.floor(r() * 2);
-    const promptAt = r() < o.promptRate ? Math.floor(r() * steps) : -1;
+    const promptAt = r() < this.o.promptRate ? Math.floor(r() * steps) : -1;
     for (let s = 0; s < steps; s++) {
       const [tool, arg] = pick(r, TOOLS);
       const id = `task_${task}.${String.fromCharCode(97 + s)}`;
-      if (s === promptAt) {
-        // Permission prompt: the truth first, then the report, then the dialog.
-        label("truth:blocked:permission");
-        report(`state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`);
-        title("✳ Claude Code");
-        const q = ["Do", "you", "want", "to", "proceed?"];
-        let col = 2, words = "";
-        for (const w of q) {
-          words += `\x1b[${col}G${w}`;
-          col += w.length + 1;
-        }
-        region([
-          ` \x1b[1m${tool} command\x1b[0m`, "", `   ${arg}`, `   \x1b[2mRun ${arg} for this task\x1b[0m`, "",
-          words,
-          ` \x1b[38;2;177;185;249m❯\x1b[0m 1. Yes`,
-          `   2. Yes, and don't ask again for ${tool} commands in this project`,
-          "   3. No, and tell Claude what to do differently (esc)",
-          "",
-          "\x1b[2G\x1b[2mEsc\x1b[6Gto\x1b[9Gcancel\x1b[16G·\x1b[18GTab\x1b[22Gto\x1b[25Gamend\x1b[0m",
-          "  \x1b[2mesc to interrupt\x1b[0m",
-        ]);
-        const k = await nextInput();
-        if (k === "\x03") return 130;
-        erase();
-        label("truth:working");
-        report(`state=working:app=claude-code:msg=${b64(text)}`);
-        transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${k.startsWith("3") || k === "\x1b" ? "Rejected" : "Allowed"}`]);
-        await spin(between(r, 0.5, 2), verb, started);
-      }
+      if (s === promptAt && (await this.askPermission(tool, arg, text, verb, started)) === INTERRUPT) return INTERRUPT;
       // The tool runs silently (no output at all), then its line appears.
-      report(`state=working:id=${id}:app=claude-code:title=${b64(tool)}`);
-      await sleep(between(r, 0.5, 6) * o.scale);
-      report(`state=clear:id=${id}`);
-      transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${1 + Math.floor(r() * 40)} lines`]);
-      await spin(between(r, 0.5, 2.5), verb, started);
+      this.report(`state=working:id=${id}:app=claude-code:title=${b64(tool)}`);
+      await sleep(between(r, 0.5, 6) * this.o.scale);
+      this.report(`state=clear:id=${id}`);
+      this.view.transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${1 + Math.floor(r() * 40)} lines`]);
+      await this.spin(between(r, 0.5, 2.5), verb, started);
     }
-    // The reply, then idle.
     const lines = [`\x1b[38;5;114m⏺\x1b[0m ${pick(r, REPLIES)}`];
     if (r() < 0.3) lines.push("", "  Would you like me to add a regression test?");
     lines.push("", `\x1b[2m✻ Worked for ${Math.round((performance.now() - started) / 1000)}s\x1b[0m`, "");
-    label("truth:idle");
-    report("state=idle:app=claude-code");
-    title("✳ Claude Code");
-    transcript(lines);
-    region(idleBox());
+    this.idle();
+    this.title("✳ Claude Code");
+    this.view.transcript(lines);
+    this.view.region(this.view.idleBox());
+    return null;
+  }
+
+  async run(): Promise<number> {
+    await this.detect();
+    this.tty.out("\x1b[2J\x1b[H");
+    this.view.transcript(["\x1b[38;5;174m✻\x1b[0m Welcome to \x1b[1mClaude Code\x1b[0m (simulated by pstlab)", "", `  /help for help · cwd: /work/demo${this.supported ? " · OSC 7501 on" : ""}`, ""]);
+    this.idle();
+    this.title("✳ Claude Code");
+    this.view.region(this.view.idleBox());
+    for (let task = 1; ; task++) {
+      const text = await this.readTask();
+      if (text === INTERRUPT) return 130;
+      if (text.trim() === "/exit" || task > this.o.tasks) {
+        this.tty.label("truth:idle");
+        this.view.transcript([`\x1b[2m> ${text}\x1b[0m`, "Bye!"]);
+        this.report("state=idle:app=claude-code");
+        this.tty.out("\x1b]0;\x07");
+        return 0;
+      }
+      if ((await this.runTask(task, text)) === INTERRUPT) return 130;
+    }
   }
 }
+
+const b64 = (s: string) => encodeBase64(te.encode(s));
