@@ -144,7 +144,8 @@ function detectStyle(doc: Obj): "herdr" | "first-match" {
   return "first-match";
 }
 
-export function loadManifest(text: string, name: string, file: string): Manifest {
+/** The TOML document, its style, and the checks on its top level. */
+function parseDoc(text: string, file: string): { doc: Obj; style: "herdr" | "first-match" } {
   let doc: Obj;
   try {
     doc = parseToml(text) as Obj;
@@ -168,6 +169,58 @@ export function loadManifest(text: string, name: string, file: string): Manifest
   }
   if (!Array.isArray(doc.rules) || doc.rules.length === 0) throw new ManifestError(file, "no [[rules]]");
   if (doc.rules.length > LIMITS.rules) throw new ManifestError(file, `${doc.rules.length} rules (limit ${LIMITS.rules})`);
+  return { doc, style };
+}
+
+interface RuleBase {
+  id: string;
+  index: number;
+  state: DetState;
+  region: Region;
+  where: string;
+}
+
+/** A rule in Herdr's format: priority, visibility flags (honoured only when they match the state), nested gates. */
+function herdrRule(b: Builder, raw: Obj, base: RuleBase): Rule {
+  const { id, index, state, region, where } = base;
+    for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
+    const prio = raw.priority ?? 0;
+    if (typeof prio !== "number" || !Number.isInteger(prio)) b.fail(where, "priority must be an integer");
+    for (const k of ["visible_idle", "visible_working", "visible_blocker", "skip_state_update"]) {
+      if (raw[k] !== undefined && typeof raw[k] !== "boolean") b.fail(where, `${k} must be true or false`);
+    }
+    const gateFields: Obj = {};
+    for (const k of GATE_KEYS) if (raw[k] !== undefined) gateFields[k] = raw[k];
+    // Flags are honoured only when the rule's state equals the flag's state.
+    const visible = (state === "idle" && raw.visible_idle === true) || (state === "working" && raw.visible_working === true) || (state === "blocked" && raw.visible_blocker === true);
+    return { id, index, state, priority: prio as number, region, visible, skip: raw.skip_state_update === true, kind: null, gate: b.gate(where, gateFields, 1, GATE_KEYS) };
+}
+
+/** A first-match rule: regex lists any / all / not, plain contains, an optional kind. */
+function firstMatchRule(b: Builder, raw: Obj, base: RuleBase): Rule {
+  const { id, index, state, region, where } = base;
+  for (const k of Object.keys(raw)) if (!FM_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
+  const kind = raw.kind;
+  if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind) || state !== "blocked")) b.fail(where, "kind must be permission, question or auth, on a blocked rule");
+  // First-match gates hold regex lists: any (one must match), all (every one), not (none).
+  const rx = (field: string) => b.strings(where, raw[field], field);
+  const any = rx("any"), all = rx("all"), not = rx("not");
+  const contains = b.strings(where, raw.contains, "contains");
+  if (any.length + all.length + contains.length === 0) b.fail(where, "needs at least one of any, all, contains");
+  const gate: Gate = {
+    contains: contains.map((c) => c.toLowerCase()),
+    regex: all.map((r) => b.compile(where, r)),
+    lineRegex: [],
+    all: [],
+    any: any.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
+    not: not.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
+  };
+  b.matchers(where, any.length + all.length + not.length + contains.length);
+  return { id, index, state, priority: 0, region, visible: state === "blocked", skip: false, kind: (kind as Kind) ?? null, gate };
+}
+
+export function loadManifest(text: string, name: string, file: string): Manifest {
+  const { doc, style } = parseDoc(text, file);
   const b = new Builder(file, { gates: 0, matchers: 0 });
   const seen = new Set<string>();
   const rules = (doc.rules as unknown[]).map((raw, index): Rule => {
@@ -182,37 +235,8 @@ export function loadManifest(text: string, name: string, file: string): Manifest
     const regionText = raw.region === undefined ? "whole_recent" : raw.region;
     const region = typeof regionText === "string" ? parseRegion(regionText) : null;
     if (!region) return b.fail(where, `unknown region ${JSON.stringify(regionText)}`);
-    if (style === "herdr") {
-      for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
-      const prio = raw.priority ?? 0;
-      if (typeof prio !== "number" || !Number.isInteger(prio)) b.fail(where, "priority must be an integer");
-      for (const k of ["visible_idle", "visible_working", "visible_blocker", "skip_state_update"]) {
-        if (raw[k] !== undefined && typeof raw[k] !== "boolean") b.fail(where, `${k} must be true or false`);
-      }
-      const gateFields: Obj = {};
-      for (const k of GATE_KEYS) if (raw[k] !== undefined) gateFields[k] = raw[k];
-      // Flags are honoured only when the rule's state equals the flag's state.
-      const visible = (state === "idle" && raw.visible_idle === true) || (state === "working" && raw.visible_working === true) || (state === "blocked" && raw.visible_blocker === true);
-      return { id, index, state: state as DetState, priority: prio as number, region, visible, skip: raw.skip_state_update === true, kind: null, gate: b.gate(where, gateFields, 1, GATE_KEYS) };
-    }
-    for (const k of Object.keys(raw)) if (!FM_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
-    const kind = raw.kind;
-    if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind) || state !== "blocked")) b.fail(where, "kind must be permission, question or auth, on a blocked rule");
-    // First-match gates hold regex lists: any (one must match), all (every one), not (none).
-    const rx = (field: string) => b.strings(where, raw[field], field);
-    const any = rx("any"), all = rx("all"), not = rx("not");
-    const contains = b.strings(where, raw.contains, "contains");
-    if (any.length + all.length + contains.length === 0) b.fail(where, "needs at least one of any, all, contains");
-    const gate: Gate = {
-      contains: contains.map((c) => c.toLowerCase()),
-      regex: all.map((r) => b.compile(where, r)),
-      lineRegex: [],
-      all: [],
-      any: any.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
-      not: not.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
-    };
-    b.matchers(where, any.length + all.length + not.length + contains.length);
-    return { id, index, state: state as DetState, priority: 0, region, visible: state === "blocked", skip: false, kind: (kind as Kind) ?? null, gate };
+    const base: RuleBase = { id, index, state: state as DetState, region, where };
+    return style === "herdr" ? herdrRule(b, raw, base) : firstMatchRule(b, raw, base);
   });
   return {
     name,

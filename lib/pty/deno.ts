@@ -61,16 +61,21 @@ function winsize(cols: number, rows: number): Uint8Array {
   return new Uint8Array(ws.buffer);
 }
 
-export function spawnDeno(opts: PtySpawnOptions): Pty {
-  const D = (globalThis as unknown as { Deno: DenoFfi }).Deno;
-  const c = libc();
+type Libc = ReturnType<typeof libc>;
+
+/** A pseudo-terminal master at the given size, and its slave's path (NUL-terminated). */
+function openPty(c: Libc, cols: number, rows: number): { master: number; slavePath: Uint8Array } {
   const master = c.posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC) as number;
   if (master < 0 || c.grantpt(master) !== 0 || c.unlockpt(master) !== 0) throw new SpawnError("cannot allocate a pseudo-terminal");
   const nameBuf = new Uint8Array(128);
   if (c.ptsname_r(master, nameBuf, BigInt(nameBuf.length)) !== 0) throw new SpawnError("ptsname_r failed");
-  const slavePath = nameBuf.subarray(0, nameBuf.indexOf(0) + 1);
-  c.ioctl(master, BigInt(TIOCSWINSZ), winsize(opts.cols, opts.rows));
+  c.ioctl(master, BigInt(TIOCSWINSZ), winsize(cols, rows));
+  return { master, slavePath: nameBuf.subarray(0, nameBuf.indexOf(0) + 1) };
+}
 
+/** posix_spawnp in a new session with the slave as its controlling terminal on fds 0–2, signals reset. */
+function spawnOnSlave(c: Libc, opts: PtySpawnOptions, master: number, slavePath: Uint8Array): number {
+  const D = (globalThis as unknown as { Deno: DenoFfi & { cwd(): string; chdir(p: string): void } }).Deno;
   const attr = new Uint8Array(1024), fa = new Uint8Array(1024), sigs = new Uint8Array(128), none = new Uint8Array(128);
   c.posix_spawnattr_init(attr);
   c.sigfillset(sigs);
@@ -82,21 +87,34 @@ export function spawnDeno(opts: PtySpawnOptions): Pty {
   c.posix_spawn_file_actions_addopen(fa, 0, slavePath, O_RDWR, 0);
   c.posix_spawn_file_actions_adddup2(fa, 0, 1);
   c.posix_spawn_file_actions_adddup2(fa, 0, 2);
-
   const argv = opts.argv.map(cstr);
   const env = Object.entries(opts.env).map(([k, v]) => cstr(`${k}=${v}`));
   const pidBuf = new Int32Array(1);
-  const cwd = opts.cwd;
-  const prevCwd = cwd ? (globalThis as unknown as { Deno: { cwd(): string } }).Deno.cwd() : null;
-  if (cwd) (globalThis as unknown as { Deno: { chdir(p: string): void } }).Deno.chdir(cwd);
+  const prevCwd = opts.cwd ? D.cwd() : null;
+  if (opts.cwd) D.chdir(opts.cwd);
   const rc = c.posix_spawnp(new Uint8Array(pidBuf.buffer), argv[0], fa, attr, pointerArray(D, argv), pointerArray(D, env)) as number;
-  if (prevCwd) (globalThis as unknown as { Deno: { chdir(p: string): void } }).Deno.chdir(prevCwd);
+  if (prevCwd) D.chdir(prevCwd);
   if (rc !== 0) {
     c.close(master);
     throw new SpawnError(rc === 2 ? `command not found: ${opts.argv[0]}` : `cannot start ${opts.argv[0]} (posix_spawnp error ${rc})`);
   }
-  const pid = pidBuf[0];
+  return pidBuf[0];
+}
 
+/** How the child ended, normalised like Bun's: a signal name, never `signal: 0`. */
+async function waitExit(c: Libc, pid: number): Promise<PtyExit> {
+  const status = new Int32Array(1);
+  const r = await c.waitpid(pid, new Uint8Array(status.buffer), 0);
+  if (r < 0) return { code: null, signal: null };
+  const s = status[0];
+  const sig = s & 0x7f;
+  return sig === 0 ? { code: (s >> 8) & 0xff, signal: null } : { code: null, signal: SIGNAMES[sig] ?? `SIG${sig}` };
+}
+
+export function spawnDeno(opts: PtySpawnOptions): Pty {
+  const c = libc();
+  const { master, slavePath } = openPty(c, opts.cols, opts.rows);
+  const pid = spawnOnSlave(c, opts, master, slavePath);
   let closed = false;
   let resolveDrained!: () => void;
   const drained = new Promise<void>((r) => (resolveDrained = r));
@@ -109,16 +127,7 @@ export function spawnDeno(opts: PtySpawnOptions): Pty {
     }
     resolveDrained();
   })();
-
-  const exited: Promise<PtyExit> = (async () => {
-    const status = new Int32Array(1);
-    const r = await c.waitpid(pid, new Uint8Array(status.buffer), 0);
-    if (r < 0) return { code: null, signal: null };
-    const s = status[0];
-    const sig = s & 0x7f;
-    // Normalised like Bun's: a signal name, never `signal: 0`.
-    return sig === 0 ? { code: (s >> 8) & 0xff, signal: null } : { code: null, signal: SIGNAMES[sig] ?? `SIG${sig}` };
-  })();
+  const exited = waitExit(c, pid);
 
   return {
     pid,
