@@ -111,3 +111,17 @@ describe("report outputs", () => {
     }
   });
 });
+
+describe("-o everywhere a file is written", () => {
+  test("convert, trim and redact take OUT or -o OUT, not both, not neither", () => {
+    const a = path.join(dir, "o1.cast"), b = path.join(dir, "o2.cast");
+    assert.equal(cli(["convert", DEPLOY, a]).code, 0);
+    assert.equal(cli(["convert", DEPLOY, "-o", b]).code, 0);
+    assert.equal(fs.readFileSync(a, "utf8"), fs.readFileSync(b, "utf8"));
+    const t = path.join(dir, "o3.cast");
+    assert.equal(cli(["trim", DEPLOY, "--to", "1", "-o", t]).code, 0);
+    assert.ok(fs.existsSync(t));
+    oneLineError(["redact", DEPLOY, "-o", path.join(dir, "o4.cast"), path.join(dir, "o5.cast"), "--pattern", "x"], /give the output once/);
+    oneLineError(["convert", DEPLOY], /missing the output/);
+  });
+});

@@ -1,7 +1,7 @@
 // `pstlab convert`: between asciicast v3, v2, raw, ttyrec and script timing files.
 
 import { defineCommand } from "./common.ts";
-import { IN_OUT, INPUT_OPTIONS, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import { IN_OUT, inAndOut, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { sameFile } from "../recording/sink.ts";
@@ -10,8 +10,8 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "convert",
   summary: "convert a capture between asciicast v3/v2, raw, ttyrec and script timing files",
-  usage: "pstlab convert IN OUT [--format v3|v2|raw] [--overwrite]",
-  options: { ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
+  usage: "pstlab convert IN OUT|-o OUT [--format v3|v2|raw] [--overwrite]",
+  options: { output: OUTPUT, ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
   positionals: IN_OUT,
   notes: [
     "Formats are inferred from extensions (.cast → v3, .raw → raw; input by content).",
@@ -28,7 +28,7 @@ export const spec = {
 };
 
 export const command = defineCommand(spec, async (p) => {
-  const [inPath, outPath] = p.positionals;
+  const [inPath, outPath] = inAndOut("convert", p.positionals, p.values.output);
   if (sameFile(inPath, outPath)) throw new UsageError(`convert: refusing to write over the input ${inPath}`);
   const rec = await openInput(inPath, p.values);
   const header = { ...rec.header, provenance: rec.header.provenance ?? provenance({ query_answered: null, converted_from: rec.format }) };

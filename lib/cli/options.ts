@@ -132,8 +132,18 @@ export function formatFor<T extends string>(explicit: T | undefined, output: str
 export const ONE_FILE = { min: 1, max: 1 };
 export const AT_LEAST_ONE_FILE = { min: 1 };
 export const OPTIONAL_FILE = { max: 1 };
-export const IN_OUT = { min: 2, max: 2 };
+/** IN OUT, or IN -o OUT (see inAndOut). */
+export const IN_OUT = { min: 1, max: 2 };
 export const NONE = { max: 0 };
+
+/** The input and output of a converting command: `IN OUT` or `IN -o OUT`, not both. */
+export function inAndOut(command: string, positionals: string[], output: string | undefined): [string, string] {
+  const [inPath, outPos] = positionals;
+  if (outPos !== undefined && output !== undefined) throw new UsageError(`${command}: give the output once (OUT or -o OUT, not both)`);
+  const outPath = outPos ?? output;
+  if (outPath === undefined) throw new UsageError(`${command}: missing the output (give OUT, or -o OUT; \`-\` is stdout)`);
+  return [inPath, outPath];
+}
 
 // ---- parsing ------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // `pstlab redact`: scrub secrets before a capture goes into a bug report.
 
 import { err, defineCommand } from "./common.ts";
-import { flag, IN_OUT, INPUT_OPTIONS, number, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
+import { flag, IN_OUT, inAndOut, INPUT_OPTIONS, number, OUTPUT, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
 import { envValuePatterns, Redactor } from "../recording/redact.ts";
@@ -11,12 +11,13 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "redact",
   summary: "scrub secrets from a capture (output, input, markers, header, OSC 7501 text)",
-  usage: "pstlab redact IN OUT --pattern REGEX… [--env-values] [--replace TEXT]",
+  usage: "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT]",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag("also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env"),
     replace: text("TEXT", "replacement text (default [REDACTED])"),
     "max-secret": number("N", "longest secret still found when split across reads (default 4096)", { min: 1, max: 1 << 20, integer: true }),
+    output: OUTPUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },
@@ -33,7 +34,7 @@ export const spec = {
 };
 
 export const command = defineCommand(spec, async (p) => {
-  const [inPath, outPath] = p.positionals;
+  const [inPath, outPath] = inAndOut("redact", p.positionals, p.values.output);
   if (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-")) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
   const patterns: RegExp[] = [];
   for (const src of p.values.pattern ?? []) {

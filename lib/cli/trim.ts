@@ -1,7 +1,7 @@
 // `pstlab trim`: keep a time window of a capture.
 
 import { defineCommand } from "./common.ts";
-import { duration, flag, IN_OUT, INPUT_OPTIONS, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import { duration, flag, IN_OUT, inAndOut, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
 import { slice } from "../recording/transforms.ts";
@@ -11,11 +11,12 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "trim",
   summary: "keep the part of a capture between two times",
-  usage: "pstlab trim IN OUT --from S --to S [--keep-prelude]",
+  usage: "pstlab trim IN OUT|-o OUT --from S --to S [--keep-prelude]",
   options: {
     from: duration("S", "start (seconds, or 1m30s …); default 0"),
     to: duration("S", "end; default the end of the capture"),
     "keep-prelude": flag("keep earlier output at t=0 so the first frame and records are right"),
+    output: OUTPUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },
@@ -24,7 +25,7 @@ export const spec = {
 };
 
 export const command = defineCommand(spec, async (p) => {
-  const [inPath, outPath] = p.positionals;
+  const [inPath, outPath] = inAndOut("trim", p.positionals, p.values.output);
   if (sameFile(inPath, outPath)) throw new UsageError(`trim: refusing to write over the input ${inPath}`);
   const from = p.values.from ?? 0;
   const to = p.values.to ?? Infinity;
