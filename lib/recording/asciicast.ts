@@ -4,7 +4,7 @@
 // private `b` event for reads that are not valid UTF-8.
 
 import { encodeBase64 } from "../osc7501/base64.ts";
-import { DEFAULT_SIZE, type Event, type Header } from "./model.ts";
+import { DEFAULT_SIZE, type Event, type Header, MAX_TIME } from "./model.ts";
 import { Utf8Chunker } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
 import { headerV3, parseV3Header } from "./asciicast_v3.ts";
@@ -72,6 +72,8 @@ export class AsciicastWriter {
   }
 
   private time(t: number): string {
+    // Readers reject what would get here (checkedTime); a writer never writes a time no reader accepts.
+    if (!Number.isFinite(t) || t > MAX_TIME) throw new Error(`refusing to write the time ${t} s (not finite or beyond ${MAX_TIME} s)`);
     let us = Math.round(t * 1e6);
     if (us < this.lastUs) us = this.lastUs; // never write negative intervals
     this.lastUs = us;

@@ -4,7 +4,7 @@
 // `o`/`i` that follows it.
 
 import { decodeBase64Strict } from "../osc7501/base64.ts";
-import { type Event, parseSize } from "./model.ts";
+import { checkedSize, checkedTime, type Event, MAX_DIMENSION, parseSize } from "./model.ts";
 import { knownText } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
 import { LineReader } from "./lines.ts";
@@ -19,8 +19,8 @@ export function isObj(v: unknown): v is Record<string, unknown> {
 
 export function dim(file: string, v: unknown, what: string): number {
   if (v === 0) return 0; // asciinema 2.x records 0x0 without a terminal; the caller substitutes
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 65535) {
-    throw new FixtureError(file, 1, `header: ${what} must be an integer 0–65535, got ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_DIMENSION) {
+    throw new FixtureError(file, 1, `header: ${what} must be an integer 0–${MAX_DIMENSION}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -77,6 +77,7 @@ function eventFields(file: string, no: number, text: string, terminated: boolean
   const [time, code, data] = ev;
   if (typeof time !== "number" || !Number.isFinite(time)) throw new FixtureError(file, no, `time must be a number, got ${JSON.stringify(time)}`);
   if (time < 0) throw new FixtureError(file, no, `${field} is negative (${time})`);
+  checkedTime(file, no, time, field);
   if (typeof code !== "string" || code.length === 0) throw new FixtureError(file, no, `event code must be a non-empty string`);
   return [time, code, data];
 }
@@ -102,7 +103,7 @@ export async function* readEvents(file: string, chunks: AsyncIterable<Uint8Array
     const fields = eventFields(file, no, text, terminated, clock.field, warnings);
     if (!fields) break;
     const [time, code, data] = fields;
-    const t = clock.at(time, no);
+    const t = checkedTime(file, no, clock.at(time, no));
     if (pendingRaw && code !== "o" && code !== "i") {
       warnings.push(`${file}:${pendingRaw.line}: "b" event not followed by "o" or "i"; its bytes were dropped`);
       pendingRaw = null;
@@ -132,7 +133,7 @@ export async function* readEvents(file: string, chunks: AsyncIterable<Uint8Array
       case "r": {
         const size = typeof data === "string" ? parseSize(data) : null;
         if (!size) throw new FixtureError(file, no, `resize data must be "COLSxROWS", got ${JSON.stringify(data)}`);
-        yield { t, kind: "resize", ...size };
+        yield { t, kind: "resize", ...checkedSize(file, no, size.cols, size.rows, "resize") };
         break;
       }
       case "m":

@@ -70,7 +70,7 @@ describe("asciicast v3 reading", () => {
     await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o",\n[0.2,"o","x"]\n', 2, /not valid JSON/);
     await fails('{"version":4,"term":{"cols":80,"rows":24}}\n', 1, /unsupported asciicast version 4/);
     await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"r","80by24"]\n', 2, /resize data must be "COLSxROWS"/);
-    await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"r","0x24"]\n', 2, /resize data/);
+    await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"r","0x24"]\n', 2, /resize 0x24 is out of range/);
     await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","a"]\n[0.1,"x","1.5"]\n', 3, /exit status must be an integer/);
     await fails('{"version":3,"term":{"cols":80,"rows":24}}\n[-0.1,"o","a"]\n', 2, /interval is negative/);
     await fails('["not","an","object"]\n', 1, /header is not a JSON object/);

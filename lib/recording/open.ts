@@ -67,7 +67,7 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
     return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: version === 3 ? readV3Events(p, src.chunks, warnings) : readV2Events(p, src.chunks, warnings) };
   }
   if (format === "ttyrec") {
-    const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(src.head.subarray(12)) : null) ?? DEFAULT_SIZE;
+    const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(p, src.head.subarray(12)) : null) ?? DEFAULT_SIZE;
     return { format, path: p, header: { ...size }, warnings, events: readTtyrecEvents(p, src.chunks) };
   }
   const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
@@ -102,7 +102,7 @@ async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
       : "the output log named in OUTPUT_LOG was not found; give it as FILE with --timing");
   }
   const inLog = opts.logIn ?? resolveLog(info.INPUT_LOG);
-  const header = headerFromInfo(info, opts.size ?? DEFAULT_SIZE);
+  const header = headerFromInfo(timing, info, opts.size ?? DEFAULT_SIZE);
   const events = readScriptEvents({ timing, out, in: inLog }, tsrc.chunks, info);
   return { format: "script", path: p, header, warnings: [], events };
 }

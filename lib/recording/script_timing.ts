@@ -4,7 +4,7 @@
 // Byte-exact: every byte of the log files is accounted for.
 
 import * as fs from "node:fs";
-import { type Event, type Header } from "./model.ts";
+import { checkedSize, checkedTime, type Event, type Header } from "./model.ts";
 import { lines } from "./lines.ts";
 import { describeFsError } from "./source.ts";
 import { FixtureError } from "../errors.ts";
@@ -29,6 +29,8 @@ class LogReader {
   private pos = 0;
   readonly header: string | null;
   consumed = 0;
+  /** Bytes of the file after the "Script started" line: no timing line can ask for more. */
+  private readonly available: number;
 
   constructor(readonly path: string) {
     try {
@@ -45,6 +47,7 @@ class LogReader {
       this.header = head.slice(0, nl);
       this.pos = nl + 1;
     } else this.header = null;
+    this.available = fs.fstatSync(this.fd).size - this.pos;
   }
 
   private fill(): void {
@@ -57,7 +60,9 @@ class LogReader {
     this.len += n;
   }
 
+  /** The next n bytes; null when the log ends first (checked before allocating, so a bogus count costs nothing). */
   take(n: number): Uint8Array | null {
+    if (n > this.available - this.consumed) return null;
     const out = new Uint8Array(n);
     let o = 0;
     while (o < n) {
@@ -100,22 +105,25 @@ async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>,
   const out = new LogReader(input.out);
   const inp = input.in ? new LogReader(input.in) : null;
   let us = 0;
+  const advance = (no: number, delta: string) => {
+    us += Math.round(Number(delta) * 1e6);
+    return checkedTime(input.timing, no, us / 1e6);
+  };
   try {
     for await (const [no, text] of lines(timingChunks)) {
       if (text === "") continue;
       const c = CLASSIC.exec(text);
       if (c) {
-        us += Math.round(Number(c[1]) * 1e6);
+        const t = advance(no, c[1]);
         const bytes = out.take(Number(c[2]));
         if (!bytes) throw new FixtureError(input.timing, no, `output log ${input.out} ends before the ${c[2]} bytes this line needs`);
-        yield { t: us / 1e6, kind: "output", bytes };
+        yield { t, kind: "output", bytes };
         continue;
       }
       const a = ADVANCED.exec(text);
       if (!a) throw new FixtureError(input.timing, no, `not a script timing line: ${JSON.stringify(text.slice(0, 60))}`);
       const [, type, delta, rest] = a;
-      if (type !== "H") us += Math.round(Number(delta) * 1e6);
-      const t = us / 1e6;
+      const t = type !== "H" ? advance(no, delta) : us / 1e6;
       if (type === "O" || type === "I") {
         if (!/^[0-9]+$/.test(rest)) throw new FixtureError(input.timing, no, `byte count must be an integer, got ${JSON.stringify(rest)}`);
         const reader = type === "O" ? out : inp;
@@ -125,7 +133,9 @@ async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>,
         yield { t, kind: type === "O" ? "output" : "input", bytes };
       } else if (type === "S") {
         const m = /^SIGWINCH ROWS=([0-9]+) COLS=([0-9]+)$/.exec(rest);
-        if (m) yield { t, kind: "resize", cols: Number(m[2]), rows: Number(m[1]) };
+        // A window of 0x0 (script without a terminal) says nothing: the size stays as it was.
+        if (m && (m[1] === "0" || m[2] === "0")) continue;
+        if (m) yield { t, kind: "resize", ...checkedSize(input.timing, no, Number(m[2]), Number(m[1]), "SIGWINCH size") };
         else yield { t, kind: "marker", label: `signal:${rest.split(" ")[0]}` };
       } else {
         const sp = rest.indexOf(" ");
@@ -141,11 +151,8 @@ async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>,
 }
 
 /** Header fields from `H` lines seen in the first lines of an advanced timing file. */
-export function headerFromInfo(info: Record<string, string>, fallback: { cols: number; rows: number }): Header {
-  const h: Header = {
-    cols: Number(info.COLUMNS) || fallback.cols,
-    rows: Number(info.LINES) || fallback.rows,
-  };
+export function headerFromInfo(file: string, info: Record<string, string>, fallback: { cols: number; rows: number }): Header {
+  const h: Header = checkedSize(file, null, Number(info.COLUMNS) || fallback.cols, Number(info.LINES) || fallback.rows, "COLUMNS x LINES");
   if (info.TERM) h.termType = info.TERM;
   if (info.COMMAND) h.command = info.COMMAND;
   if (info.START_TIME) {

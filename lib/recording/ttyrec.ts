@@ -2,7 +2,7 @@
 // followed by len output bytes. Byte-exact; no size, input, markers or exit.
 // termrec's convention of a leading `ESC [ 8 ; rows ; cols t` gives the size.
 
-import { type Event } from "./model.ts";
+import { checkedSize, checkedTime, type Event } from "./model.ts";
 import { FixtureError } from "../errors.ts";
 
 /** Plausibility check for sniffing: the first frames chain to a sane layout. */
@@ -26,38 +26,78 @@ export function looksLikeTtyrec(head: Uint8Array, size: number | null): boolean 
 }
 
 /** Size from a termrec-style `ESC [ 8 ; rows ; cols t` at the start of the first frame. */
-export function ttyrecSize(first: Uint8Array): { cols: number; rows: number } | null {
+export function ttyrecSize(file: string, first: Uint8Array): { cols: number; rows: number } | null {
   const s = new TextDecoder("latin1").decode(first.subarray(0, 32));
   const m = /^\x1b\[8;([0-9]+);([0-9]+)t/.exec(s);
-  return m ? { rows: Number(m[1]), cols: Number(m[2]) } : null;
+  return m ? checkedSize(file, null, Number(m[2]), Number(m[1]), "ttyrec size (CSI 8 t)") : null;
+}
+
+/** The longest frame a reader accepts: a bogus length fails at once instead of buffering the file. */
+export const MAX_FRAME_BYTES = 64 << 20;
+
+/**
+ * Bytes arriving in chunks, taken out in exact lengths. Chunks are kept as they came
+ * and copied once into the piece taken (no re-merging per chunk: reading stays linear
+ * however long a frame is).
+ */
+class ChunkQueue {
+  private chunks: Uint8Array[] = [];
+  private head = 0; // offset into chunks[0]
+  length = 0;
+
+  push(c: Uint8Array): void {
+    if (c.length === 0) return;
+    this.chunks.push(c);
+    this.length += c.length;
+  }
+
+  take(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    let o = 0;
+    while (o < n) {
+      const c = this.chunks[0];
+      const k = Math.min(n - o, c.length - this.head);
+      out.set(c.subarray(this.head, this.head + k), o);
+      o += k;
+      this.head += k;
+      if (this.head === c.length) {
+        this.chunks.shift();
+        this.head = 0;
+      }
+    }
+    this.length -= n;
+    return out;
+  }
 }
 
 export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint8Array>): AsyncIterable<Event> {
-  let buf = new Uint8Array(0);
+  const q = new ChunkQueue();
   let t0: number | null = null;
-  let frame = 0;
-  let offset = 0;
+  let frame = 0, offset = 0;
+  let pending: { t: number; len: number } | null = null;
   for await (const c of chunks) {
-    const merged = new Uint8Array(buf.length + c.length);
-    merged.set(buf, 0);
-    merged.set(c, buf.length);
-    buf = merged;
-    let off = 0;
-    while (buf.length - off >= 12) {
-      const dv = new DataView(buf.buffer, buf.byteOffset + off, 12);
-      const sec = dv.getUint32(0, true), usec = dv.getUint32(4, true), len = dv.getUint32(8, true);
-      if (usec >= 1_000_000) throw new FixtureError(file, null, `frame ${frame + 1} (byte ${offset + off}): tv_usec ${usec} is out of range`);
-      if (buf.length - off - 12 < len) break;
-      const abs = sec * 1e6 + usec;
-      t0 ??= abs;
+    q.push(c);
+    while (true) {
+      if (!pending) {
+        if (q.length < 12) break;
+        const h = q.take(12);
+        const dv = new DataView(h.buffer);
+        const sec = dv.getUint32(0, true), usec = dv.getUint32(4, true), len = dv.getUint32(8, true);
+        const where = `frame ${frame + 1} (byte ${offset})`;
+        if (usec >= 1_000_000) throw new FixtureError(file, null, `${where}: tv_usec ${usec} is out of range`);
+        if (len > MAX_FRAME_BYTES) throw new FixtureError(file, null, `${where}: length ${len} is beyond the limit (${MAX_FRAME_BYTES} bytes)`);
+        const abs = sec * 1e6 + usec;
+        t0 ??= abs;
+        pending = { t: checkedTime(file, null, Math.max(0, abs - t0) / 1e6, `${where}: time`), len };
+      }
+      if (q.length < pending.len) break;
       frame++;
-      yield { t: Math.max(0, abs - t0) / 1e6, kind: "output", bytes: buf.slice(off + 12, off + 12 + len) };
-      off += 12 + len;
+      offset += 12 + pending.len;
+      yield { t: pending.t, kind: "output", bytes: q.take(pending.len) };
+      pending = null;
     }
-    offset += off;
-    buf = buf.slice(off);
   }
-  if (buf.length > 0) throw new FixtureError(file, null, `truncated frame at byte ${offset} (${buf.length} bytes left)`);
+  if (pending || q.length > 0) throw new FixtureError(file, null, `truncated frame at byte ${offset} (${q.length + (pending ? 12 : 0)} bytes left)`);
 }
 
 /** Frames for tests and for exporting (absolute times from `start`). */
