@@ -31,8 +31,10 @@ export class Sampler {
     this.last = detectors.map(() => null);
   }
 
-  private record(i: number, t: number): void {
-    const verdict = this.detectors[i].judge(this.observer.observe(t));
+  private record(i: number, t: number): number {
+    const d = this.detectors[i];
+    const o = this.observer.observe(t);
+    const verdict = d.judge(o);
     const tl = this.timelines[i];
     tl.samples++;
     const k = key(verdict);
@@ -40,18 +42,38 @@ export class Sampler {
       tl.points.push({ t, verdict });
       this.last[i] = k;
     }
+    return d.holdsUntil ? d.holdsUntil(o) : t;
+  }
+
+  /**
+   * Samples detector i at its times before `limit` (or up to and including it). After a
+   * sample, the samples its verdict is promised to hold for (holdsUntil) are counted
+   * but not judged: a silent span costs O(1), not one judgement per interval.
+   */
+  private sampleTo(i: number, limit: number, inclusive: boolean): void {
+    const d = this.detectors[i], every = d.every;
+    const before = (k: number) => (inclusive ? k * every <= limit + 1e-9 : k * every < limit - 1e-9);
+    while (before(this.next[i])) {
+      const holds = this.record(i, round6(this.next[i] * every));
+      this.next[i]++;
+      if (holds <= this.next[i] * every) continue;
+      // The last sample index still before both the promise and the limit.
+      const limitK = inclusive ? Math.floor((limit + 1e-9) / every) : Math.ceil((limit - 1e-9) / every) - 1;
+      let lastK = limitK;
+      if (holds !== Infinity) {
+        lastK = Math.min(limitK, Math.ceil(holds / every) - 1);
+        while (lastK >= this.next[i] && lastK * every >= holds) lastK--;
+      }
+      if (!Number.isFinite(lastK) || lastK < this.next[i]) continue;
+      this.timelines[i].samples += lastK - this.next[i] + 1;
+      d.skipped?.(round6(this.next[i] * every), round6(lastK * every));
+      this.next[i] = lastK + 1;
+    }
   }
 
   /** Samples every interval detector at its times strictly before `t` (state is final there). */
   advanceBefore(t: number): void {
-    for (let i = 0; i < this.detectors.length; i++) {
-      const every = this.detectors[i].every;
-      if (every === 0) continue;
-      while (this.next[i] * every < t - 1e-9) {
-        this.record(i, round6(this.next[i] * every));
-        this.next[i]++;
-      }
-    }
+    for (let i = 0; i < this.detectors.length; i++) if (this.detectors[i].every !== 0) this.sampleTo(i, t, false);
   }
 
   /** After an event at time t: "@write" detectors judge now. */
@@ -62,17 +84,11 @@ export class Sampler {
   /** Samples every interval detector up to and including `end`. */
   finish(end: number): void {
     for (let i = 0; i < this.detectors.length; i++) {
-      const every = this.detectors[i].every;
-      if (every === 0) {
-        if (this.timelines[i].samples === 0) this.record(i, end); // no events at all
-        continue;
-      }
-      while (this.next[i] * every <= end + 1e-9) {
-        this.record(i, round6(this.next[i] * every));
-        this.next[i]++;
-      }
+      if (this.detectors[i].every !== 0) this.sampleTo(i, end, true);
+      else if (this.timelines[i].samples === 0) this.record(i, end); // no events at all
     }
   }
+
 }
 
 /** Runs detectors over a recording; returns their timelines and the end time. */

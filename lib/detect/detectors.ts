@@ -1,5 +1,4 @@
 // The detectors pstlab replays side by side. One interface: given what a terminal
-import { DetectorError } from "../errors.ts";
 // observer can see at a sample time, return a verdict. The sampling policy is part of
 // a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
 // are stable: they are the row labels of every report.
@@ -10,6 +9,7 @@ import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
 import type { StoredRecord } from "../osc7501/store.ts";
 import { resolveManifest } from "./bundled.ts";
+import { DetectorError } from "../errors.ts";
 
 export interface Verdict {
   state: DetState;
@@ -25,7 +25,20 @@ export interface Detector {
   /** Sampling period in seconds; 0 = after every event ("@write"). */
   every: number;
   judge(o: Observation): Verdict;
+  /**
+   * Called right after judge(o): if no event comes after o.t, the verdict stays the one
+   * just given for every sample before the returned time (Infinity: until the next
+   * event; o.t or less: no promise). The clock skips those samples in closed form, so a
+   * silent hour costs what one sample costs. Absent: every sample is judged.
+   */
+  holdsUntil?(o: Observation): number;
+  /** The samples from `from` to `to` (inclusive) were skipped on holdsUntil's promise: advance internal clocks as if they ran. */
+  skipped?(from: number, to: number): void;
 }
+
+/** A margin below a threshold time, so a sample that rounds onto it is still judged. */
+const BEFORE = 1e-6;
+const UNTIL_NEXT_EVENT = () => Infinity;
 
 
 const v = (state: DetState, rule: string | null, evidence: string | null = null, kind: Kind | null = null): Verdict =>
@@ -81,6 +94,8 @@ export class ProtocolDetector implements Detector {
   constructor(readonly every = 0) {
     this.name = every === 0 ? "protocol" : `protocol@${formatInterval(every)}`;
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     return recordVerdict(o.store.attention());
   }
@@ -91,6 +106,8 @@ export class ScreenDetector implements Detector {
   constructor(readonly manifest: Manifest, readonly every: number) {
     this.name = `screen:${manifest.name}@${formatInterval(every)}`;
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     return o.exited ? EXITED : screenVerdict(this.manifest, o);
   }
@@ -101,6 +118,8 @@ export class TailDetector implements Detector {
   constructor(readonly manifest: Manifest, readonly every: number) {
     this.name = named(`tail8k:${manifest.name}`, every);
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     // The naive observer sees bytes only: no title, no OSC 9.
@@ -114,6 +133,8 @@ export class TitleDetector implements Detector {
   constructor(readonly manifest: Manifest, readonly every: number) {
     this.name = named(`title:${manifest.name}`, every);
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     const e = o.memo(`title:${this.manifest.name}`, () => evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" }));
@@ -126,6 +147,8 @@ export class QuestionDetector implements Detector {
   constructor(readonly every: number) {
     this.name = named("question", every);
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     return o.memo("question", () => {
@@ -151,6 +174,11 @@ export class QuietDetector implements Detector {
       ? v("blocked", "quiet", `no output for ${silent.toFixed(2)} s`)
       : v("working", "output", null);
   }
+  /** Quiet flips once, at the last output + N; then it holds until output comes. */
+  holdsUntil(o: Observation): number {
+    const flip = Math.max(o.lastOutputAt, 0) + this.seconds;
+    return o.exited || o.t >= flip - BEFORE ? Infinity : flip - BEFORE;
+  }
 }
 
 /** Claude Squad: capture hash changed ⇒ Running, unchanged ⇒ Ready (needs you). */
@@ -165,8 +193,14 @@ export class HashDetector implements Detector {
     const now = o.memo("rows-text", () => o.rows().join("\n"));
     const prev = this.prev;
     this.prev = now;
+    this.stable = prev === now;
     if (prev === null) return v("unknown", null);
     return now === prev ? v("blocked", "unchanged", null) : v("working", "changed", null);
+  }
+  private stable = false;
+  /** Once two samples saw the same screen, every later one does until an event. */
+  holdsUntil(o: Observation): number {
+    return this.stable || o.exited ? Infinity : o.t;
   }
 }
 
@@ -181,6 +215,8 @@ export class CombinedDetector implements Detector {
   constructor(readonly manifest: Manifest, readonly every: number) {
     this.name = named(`combined:${manifest.name}`, every);
   }
+  /** A function of the screen, the tail or the records: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     const screen = o.exited ? null : screenVerdict(this.manifest, o);
     if (screen?.state === "blocked") return { ...screen, rule: `screen:${screen.rule}` };
@@ -209,6 +245,7 @@ export class HerdrDetector implements Detector {
   private pendingSince: number | null = null;
   private confirmations = 0;
   private lastTick = -Infinity;
+  private skippingGrace = false;
 
   constructor(readonly manifest: Manifest) {
     this.name = `herdr:${manifest.name}`;
@@ -238,6 +275,34 @@ export class HerdrDetector implements Detector {
     }
     this.pendingSince = null;
     return (this.published = raw);
+  }
+
+  /**
+   * Steady once past the grace, not confirming, and the next tick would publish what is
+   * published already (or the screen freezes updates): then nothing changes until an event.
+   */
+  holdsUntil(o: Observation): number {
+    if (o.exited || o.firstOutputAt === null) return Infinity;
+    const graceEnd = o.firstOutputAt + HerdrDetector.GRACE;
+    this.skippingGrace = o.t < graceEnd;
+    if (this.skippingGrace) return graceEnd - BEFORE; // no ticks run in the grace
+    if (this.pendingSince !== null) return o.t;
+    const e = screenEval(this.manifest, o);
+    if (e.skip) return Infinity;
+    const raw = fromEval(e, FALLBACK_RULE);
+    if (raw.state === "idle" && !e.visible && this.published.state === "working") return o.t;
+    const same = raw.state === this.published.state && raw.needsYou === this.published.needsYou && raw.rule === this.published.rule;
+    return same ? Infinity : o.t;
+  }
+
+  /** The ticks that would have run in the skipped samples: every third sample from the last tick. */
+  skipped(from: number, to: number): void {
+    if (this.skippingGrace) return;
+    const step = Math.round(HerdrDetector.TICK / this.every);
+    const a = Math.round(from / this.every), b = Math.round(to / this.every);
+    const first = this.lastTick === -Infinity ? a : Math.max(a, Math.round(this.lastTick / this.every) + step);
+    if (first > b) return;
+    this.lastTick = Math.round((first + step * Math.floor((b - first) / step)) * this.every * 1e6) / 1e6;
   }
 }
 
