@@ -10,9 +10,22 @@ export function visible(s: string): string {
   });
 }
 
-/** Spec §7 (presentation): before showing text outside the grid, remove bidi overrides and invisible formatting. */
+/** Spec §7 (presentation): bidi overrides and invisible formatting removed (for documents: HTML, XML). */
+export function stripInvisible(s: string): string {
+  return s.replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, "");
+}
+
+/**
+ * The one sanitiser for text from a capture (or a file name) on a terminal or in a
+ * text document: invisible formatting removed, controls made visible.
+ */
 export function disarm(s: string): string {
-  return visible(s.replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, ""));
+  return visible(stripInvisible(s));
+}
+
+/** A CSV cell that a spreadsheet will not run as a formula (OWASP: a leading = + - @ tab or CR gets a quote). */
+export function csvSafe(s: string): string {
+  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
 export function paint(on: boolean, code: string, s: string): string {

@@ -85,8 +85,10 @@ describe("report: formats", () => {
     assert.equal(csv[0], "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s");
     assert.equal(csv.length, 6);
     const xml = cli(["report", cap, "--detectors", DET, "--format", "junit"]).stdout;
-    assert.match(xml, /<testsuites name="pstlab report" tests="5" failures="0">/);
+    assert.match(xml, /<testsuites name="pstlab report" tests="5" failures="0" skipped="5">/);
     assert.equal((xml.match(/<testcase /g) ?? []).length, 5);
+    // Without gates nothing was checked: each case says so instead of passing.
+    assert.equal((xml.match(/<skipped message="not gated/g) ?? []).length, 5);
   });
   test("-o infers the format from the extension", () => {
     const out = path.join(dir, "r.json");

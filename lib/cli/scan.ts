@@ -69,24 +69,32 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
   }
 }
 
+/** Rows are aligned per block, so memory stays flat however many events a capture holds. */
+const BLOCK = 1000;
+
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const json = !!p.values.json;
   const color = colorEnabled(1);
-  const rows: string[][] = [];
+  let rows: string[][] = [["TIME", "TYPE", "ID/REASON", "STATE", "DETAILS"]];
+  let any = false;
   const stdout = OutputFile.open("-"); // buffered: one write per MiB, not per event
+  const flush = () => {
+    if (rows.length) stdout.write(alignRows(rows, new Set([0])).join("\n") + "\n");
+    rows = [];
+  };
   try {
     await trackRecording(rec, (e) => {
-      if (json) stdout.write(JSON.stringify(toJson(e)) + "\n");
-      else rows.push(textRow(e, color));
+      any = true;
+      if (json) return stdout.write(JSON.stringify(toJson(e)) + "\n");
+      rows.push(textRow(e, color));
+      if (rows.length >= BLOCK) flush();
     });
+    if (!json && any) flush();
   } finally {
     stdout.close();
   }
-  if (!json) {
-    if (rows.length === 0) out("no OSC 7501 events\n");
-    else out(alignRows([["TIME", "TYPE", "ID/REASON", "STATE", "DETAILS"], ...rows], new Set([0])).join("\n") + "\n");
-  }
+  if (!json && !any) out("no OSC 7501 events\n");
   printWarnings(rec);
   return 0;
 });

@@ -4,7 +4,7 @@ import { out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
-import { disarm, round6 } from "../text.ts";
+import { disarm, round6, stripInvisible } from "../text.ts";
 
 export const spec = {
   name: "screen",
@@ -32,7 +32,7 @@ export const command = defineCommand(spec, async (p) => {
     let end = rows.length;
     while (end > 0 && rows[end - 1] === "") end--;
     const head = p.values.plain ? [] : [`# ${rec.path} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${s.altScreen ? ", alternate screen" : ""}, cursor ${s.cursor().x},${s.cursor().y}${s.title ? `, title "${disarm(s.title)}"` : ""}`];
-    out([...head, ...rows.slice(0, end).map((r) => r.replace(/[\x00-\x1f\x7f]/g, "?"))].join("\n") + "\n");
+    out([...head, ...rows.slice(0, end).map((r) => stripInvisible(r).replace(/[\x00-\x1f\x7f-\x9f]/g, "?"))].join("\n") + "\n");
   }
   printWarnings(rec);
   return 0;

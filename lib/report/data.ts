@@ -3,6 +3,7 @@
 
 import { type Report, round } from "./model.ts";
 import type { Summary } from "../score/metrics.ts";
+import { csvSafe, stripInvisible } from "../text.ts";
 
 export const JSON_SCHEMA = 1;
 
@@ -54,8 +55,8 @@ export function renderJson(r: Report, opts: { episodes?: boolean } = {}): string
 }
 
 const csvCell = (v: string | number | null) => {
-  const s = v === null ? "" : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const s = v === null ? "" : typeof v === "number" ? String(v) : csvSafe(stripInvisible(v));
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
 export function renderCsv(r: Report): string {
@@ -68,14 +69,20 @@ export function renderCsv(r: Report): string {
   return out.join("\n") + "\n";
 }
 
-const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
+const xml = (s: string) => stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
 
 export function renderJunit(r: Report): string {
   const failing = new Map(r.gates.filter((g) => g.failures.length).map((g) => [g.detector, g.failures]));
+  const gated = new Set(r.gates.map((g) => g.detector));
+  // A detector no --max-* gate covers is reported as skipped, so a green run never looks like a pass it was not.
+  const NOT_GATED = "not gated: give --max-latency, --max-missed or --max-false (and --gate) to fail CI on this detector";
   const cases = r.summaries.map((s) => {
     const f = failing.get(s.detector);
+    const verdict = f ? `\n      <failure message="${xml(f.join("; "))}"/>` : gated.has(s.detector) ? "" : `\n      <skipped message="${NOT_GATED}"/>`;
     const body = `episodes=${s.episodes} missed=${s.missed} latency_median_s=${round(s.latency.median)} latency_max_s=${round(s.latency.max)} linger_s=${round(s.linger.mean)} false_working=${s.falseAlarms.working.count} false_idle=${s.falseAlarms.idle.count}`;
-    return `    <testcase classname="pstlab.detectors" name="${xml(s.detector)}">${f ? `\n      <failure message="${xml(f.join("; "))}"/>` : ""}\n      <system-out>${xml(body)}</system-out>\n    </testcase>`;
+    return `    <testcase classname="pstlab.detectors" name="${xml(s.detector)}">${verdict}\n      <system-out>${xml(body)}</system-out>\n    </testcase>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab report" tests="${cases.length}" failures="${failing.size}">\n  <testsuite name="${xml(r.files.map((f) => f.path).join(", "))}" tests="${cases.length}" failures="${failing.size}">\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  const skipped = r.summaries.filter((s) => !gated.has(s.detector)).length;
+  const counts = `tests="${cases.length}" failures="${failing.size}" skipped="${skipped}"`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab report" ${counts}>\n  <testsuite name="${xml(r.files.map((f) => f.path).join(", "))}" ${counts}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
 }

@@ -11,15 +11,16 @@ import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import { COLUMNS, type Report, row, totals } from "./model.ts";
 import type { FileResult } from "../score/result.ts";
+import { stripInvisible } from "../text.ts";
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "�");
 }
 
 /** JSON that is safe inside <script type="application/json">. */
 export function inertJson(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };

@@ -7,11 +7,17 @@ import { alignRows, disarm, paint } from "../text.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
 
+// Every string from a capture or a file name (paths, truth sources and kinds, rule and
+// detector names from manifests) goes through disarm before it reaches a terminal or a
+// document: no escape sequence, control or bidi override gets through.
+
 function heading(r: Report): string {
   const t = totals(r);
-  const files = r.files.length === 1 ? r.files[0].path : `${r.files.length} files`;
-  return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${r.truth})`;
+  const files = r.files.length === 1 ? disarm(r.files[0].path) : `${r.files.length} files`;
+  return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${disarm(r.truth)})`;
 }
+
+const safeRow = (s: Summary) => row(s).map(disarm);
 
 /** Which rules `--manifest auto` chose, and why (the why quotes capture text: disarmed). */
 function manifestLine(r: Report): string | null {
@@ -27,17 +33,17 @@ export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolea
   const m = manifestLine(r);
   const out: string[] = [heading(r), ...(m ? [m] : []), ""];
   const table = (sums: Summary[]) => {
-    const rows = sums.map((s) => row(s));
+    const rows = sums.map(safeRow);
     const lines = alignRows([COLUMNS, ...rows], RIGHT);
     lines[0] = paint(!!opts.color, "1", lines[0]);
     return lines;
   };
   out.push(...table(r.summaries));
   if (opts.perFile && r.files.length > 1) {
-    for (const f of r.perFile) out.push("", `${f.path}:`, ...table(f.summaries));
+    for (const f of r.perFile) out.push("", `${disarm(f.path)}:`, ...table(f.summaries));
   }
   if (opts.episodes) out.push("", ...episodeLines(r));
-  for (const g of r.gates) if (g.failures.length) out.push(paint(!!opts.color, "31", `FAIL ${g.detector}: ${g.failures.join("; ")}`));
+  for (const g of r.gates) if (g.failures.length) out.push(paint(!!opts.color, "31", `FAIL ${disarm(g.detector)}: ${g.failures.join("; ")}`));
   out.push("", `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`);
   return out.join("\n") + "\n";
 }
@@ -46,10 +52,10 @@ export function episodeLines(r: Report): string[] {
   const out: string[] = ["Episodes (truth blocked):"];
   for (const f of r.files) {
     f.scores[0]?.episodes.forEach((e, i) => {
-      out.push(`  ${r.files.length > 1 ? `${f.path} ` : ""}#${i + 1} ${e.start.toFixed(3)}–${e.end.toFixed(3)} s${e.kind ? ` (${e.kind})` : ""}`);
+      out.push(`  ${r.files.length > 1 ? `${disarm(f.path)} ` : ""}#${i + 1} ${e.start.toFixed(3)}–${e.end.toFixed(3)} s${e.kind ? ` (${disarm(e.kind)})` : ""}`);
       const rows = f.scores.map((s) => {
         const ep = s.episodes[i];
-        return [`    ${s.detector}`, ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`, ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : ""];
+        return [`    ${disarm(s.detector)}`, ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`, ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : ""];
       });
       out.push(...alignRows(rows));
     });
@@ -57,7 +63,10 @@ export function episodeLines(r: Report): string[] {
   return out;
 }
 
-const mdEscape = (s: string) => s.replace(/\|/g, "\\|").replace(/`/g, "'");
+/** Text in markdown prose: disarmed, then markup made literal (a file named `<img onerror=…>` stays text). */
+const mdEscape = (s: string) => disarm(s).replace(/[\\`*_{}\[\]<>|#!]/g, (c) => (c === "`" ? "'" : `\\${c}`));
+/** A code span (nothing inside is markup): disarmed, no backtick to close it early, no | to split a table row. */
+const mdCode = (s: string) => `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 
 export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: boolean } = {}): string {
   const m = manifestLine(r);
@@ -66,20 +75,20 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
     out.push(`| ${COLUMNS.join(" | ")} |`, `|:---|${COLUMNS.slice(1).map(() => "---:").join("|")}|`);
     for (const s of sums) {
       const cells = row(s);
-      out.push(`| \`${mdEscape(cells[0])}\` | ${cells.slice(1).join(" | ")} |`);
+      out.push(`| ${mdCode(cells[0])} | ${cells.slice(1).join(" | ")} |`);
     }
   };
   table(r.summaries);
   if (opts.perFile && r.files.length > 1) {
     for (const f of r.perFile) {
-      out.push("", `\`${mdEscape(f.path)}\`:`, "");
+      out.push("", `${mdCode(f.path)}:`, "");
       table(f.summaries);
     }
   }
-  if (opts.episodes) out.push("", "```", ...episodeLines(r), "```");
-  for (const g of r.gates) if (g.failures.length) out.push("", `**FAIL** \`${g.detector}\`: ${g.failures.join("; ")}`);
+  if (opts.episodes) out.push("", "```", ...episodeLines(r).map((l) => l.replace(/`/g, "'")), "```");
+  for (const g of r.gates) if (g.failures.length) out.push("", `**FAIL** ${mdCode(g.detector)}: ${g.failures.join("; ")}`);
   out.push("");
-  const fixtures = r.files.map((f) => `\`${mdEscape(f.path)}\` sha256 \`${f.sha256.slice(0, 16)}…\``).join(", ");
-  out.push(`<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${mdEscape(r.truth)} · ${fixtures} · reproduce: \`pstlab ${r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`)).join(" ").replace(/\|/g, "\\|")}\`</sub>`);
+  const fixtures = r.files.map((f) => `${mdCode(f.path)} sha256 \`${f.sha256.slice(0, 16)}…\``).join(", ");
+  out.push(`<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${mdEscape(r.truth)} · ${fixtures} · reproduce: \`pstlab ${r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ").replace(/\|/g, "\\|")}\`</sub>`);
   return out.join("\n") + "\n";
 }
