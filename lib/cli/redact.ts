@@ -1,21 +1,24 @@
 // `pstlab redact`: scrub secrets before a capture goes into a bug report.
 
-import { err, defineCommand } from "./common.ts";
+import { defineCommand, err, out } from "./common.ts";
 import { flag, IN_OUT, inAndOut, INPUT_OPTIONS, number, OUTPUT, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
+import type { Recording } from "../recording/model.ts";
+import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
-import { envValuePatterns, Redactor } from "../recording/redact.ts";
+import { describeStats, envValuePatterns, Redactor, totalOf } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 
 export const spec = {
   name: "redact",
-  summary: "scrub secrets from a capture (output, input, markers, header, OSC 7501 text)",
-  usage: "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT]",
+  summary: "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
+  usage: "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT] | redact --check FILE --pattern REGEX…",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag("also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env"),
     replace: text("TEXT", "replacement text (default [REDACTED])"),
+    check: flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
     "max-secret": number("N", "longest secret still found when split across reads (default 4096)", { min: 1, max: 1 << 20, integer: true }),
     output: OUTPUT,
     ...RECORDING_OUTPUT_OPTIONS,
@@ -23,45 +26,73 @@ export const spec = {
   },
   positionals: IN_OUT,
   notes: [
-    "Matches are found across read boundaries (a password typed one key per event) and",
-    "inside OSC sequences; OSC 7501 msg/title are base64 and are decoded, scrubbed and",
-    "re-encoded. The result is still byte-consistent: every event decodes.",
+    "Matches are found across read boundaries (a password typed one key per event), in",
+    "every header string, markers and unknown events, and inside OSC sequences at any tmux",
+    "passthrough depth: OSC 7501 msg/title and OSC 52 clipboard data are base64 and are",
+    "decoded, scrubbed and re-encoded; OSC 7501 id/app/kind values become redacted-N (the",
+    "same secret, the same N), so the capture's reports still parse and score the same.",
+    "The result is byte-consistent: every event decodes. Check before publishing:",
+    "  pstlab redact --check public.cast --pattern … (exit 1 while any match remains).",
   ],
   examples: [
     "pstlab redact session.cast public.cast --pattern 'sk-[A-Za-z0-9]{20,}' --env-values",
     "pstlab redact session.cast public.cast --pattern '/home/[a-z]+' --replace '~'",
+    "pstlab redact --check public.cast --pattern 'sk-[A-Za-z0-9]{20,}'",
   ],
 };
 
-export const command = defineCommand(spec, async (p) => {
-  const [inPath, outPath] = inAndOut("redact", p.positionals, p.values.output);
-  if (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-")) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
-  const patterns: RegExp[] = [];
-  for (const src of p.values.pattern ?? []) {
-    try {
-      patterns.push(new RegExp(src, "gu"));
-    } catch {
+/**
+ * The patterns, all compiled with the same flags: Unicode mode when every one allows
+ * it, else none (mixing them would make the combined pattern invalid).
+ */
+export function compilePatterns(sources: string[]): RegExp[] {
+  const compile = (flags: string) => {
+    const out: RegExp[] = [];
+    for (const src of sources) {
       try {
-        patterns.push(new RegExp(src, "g"));
+        out.push(new RegExp(src, flags));
       } catch (e) {
-        throw new UsageError(`redact: bad --pattern ${JSON.stringify(src)}: ${(e as Error).message}`);
+        return { bad: src, why: (e as Error).message };
       }
     }
+    return out;
+  };
+  const unicode = compile("gu");
+  if (Array.isArray(unicode)) return unicode;
+  const plain = compile("g");
+  if (Array.isArray(plain)) return plain;
+  throw new UsageError(`redact: bad --pattern ${JSON.stringify(plain.bad)}: ${plain.why}`);
+}
+
+async function check(rec: Recording, red: Redactor): Promise<number> {
+  red.header(rec.header);
+  for await (const e of rec.events) red.push(e);
+  red.end();
+  printWarnings(rec);
+  const n = totalOf(red.stats);
+  // Counts and places only: the matches themselves are what must not be printed.
+  const inPath = disarm(rec.path);
+  out(n === 0 ? `${inPath}: no match of any pattern\n` : `${inPath}: ${n} match${n === 1 ? "" : "es"} remain (${describeStats(red.stats)})\n`);
+  return n === 0 ? 0 : 1;
+}
+
+export const command = defineCommand(spec, async (p) => {
+  const patterns = compilePatterns(p.values.pattern ?? []);
+  if (p.values.check) {
+    if (p.positionals.length !== 1 || p.values.output) throw new UsageError("redact --check takes one FILE and writes nothing");
   }
+  const [inPath, outPath] = p.values.check ? [p.positionals[0], ""] : inAndOut("redact", p.positionals, p.values.output);
+  if (!p.values.check && (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-"))) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
   const rec = await openInput(inPath, p.values);
   if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env));
   if (patterns.length === 0) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
-  const red = new Redactor({
-    patterns,
-    replace: p.values.replace ?? "[REDACTED]",
-    maxSecret: p.values["max-secret"],
-  });
+  const red = new Redactor({ patterns, replace: p.values.replace ?? "[REDACTED]", maxSecret: p.values["max-secret"] });
+  if (p.values.check) return await check(rec, red);
   const o = openOutput(outPath, red.header(rec.header), p.values);
   await writeAll(o, rec.events, (e) => red.push(e), () => red.end());
   printWarnings(rec);
   summarize(outPath, o);
-  const s = red.stats;
-  const total = s.output + s.input + s.osc7501 + s.markers + s.header;
-  err(`pstlab: ${total} replacement${total === 1 ? "" : "s"} (output ${s.output}, input ${s.input}, OSC 7501 text ${s.osc7501}, markers ${s.markers}, header ${s.header})\n`);
+  const total = totalOf(red.stats);
+  err(`pstlab: ${total} replacement${total === 1 ? "" : "s"} (${describeStats(red.stats)})\n`);
   return 0;
 });

@@ -1,6 +1,12 @@
 // Redaction for bug reports (asciinema #657, #590, #216): scrub secrets from output,
-// input, markers and header fields, including text inside OSC sequences — OSC 7501
-// `msg`/`title` are base64, so they are decoded, scrubbed and re-encoded.
+// input, markers, events of unknown codes and every string of the header (tags, theme,
+// unknown keys, pstlab's provenance), including what pstlab itself decodes inside
+// OSC sequences, at any tmux passthrough depth: OSC 7501 `msg`/`title` (base64:
+// decoded, scrubbed, re-encoded valid), OSC 7501 structural values (`id`, `app`, `kind`
+// and unknown keys: a placeholder of the same grammar, `redacted-N`, the same for the
+// same secret, so the report still parses and counts the same), and OSC 52 clipboard
+// payloads (base64). `state`, `progress` and keys are protocol vocabulary, never
+// secrets, and are left as they are.
 //
 // Secrets are often split across reads (a password typed one key per `i` event), so
 // each stream is matched over a sliding window of consecutive reads; events are held
@@ -10,6 +16,7 @@
 
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
+import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
 
 export interface RedactOptions {
   patterns: RegExp[];
@@ -21,9 +28,26 @@ export interface RedactOptions {
 export interface RedactStats {
   output: number;
   input: number;
+  /** OSC 7501 msg/title text (decoded from base64). */
   osc7501: number;
+  /** OSC 7501 structural values (id, app, kind, unknown keys), replaced by placeholders. */
+  osc7501Fields: number;
+  /** OSC 52 clipboard payloads (decoded from base64). */
+  osc52: number;
   markers: number;
+  /** Events with codes pstlab does not know. */
+  other: number;
   header: number;
+}
+
+/** Where replacements happened, for the one-line summary (and `--check`). */
+export function describeStats(s: RedactStats): string {
+  const parts: [string, number][] = [["output", s.output], ["input", s.input], ["OSC 7501 text", s.osc7501], ["OSC 7501 fields", s.osc7501Fields], ["OSC 52", s.osc52], ["markers", s.markers], ["other events", s.other], ["header", s.header]];
+  return parts.map(([k, n]) => `${k} ${n}`).join(", ");
+}
+
+export function totalOf(s: RedactStats): number {
+  return s.output + s.input + s.osc7501 + s.osc7501Fields + s.osc52 + s.markers + s.other + s.header;
 }
 
 const te = new TextEncoder();
@@ -37,14 +61,14 @@ export function combine(patterns: RegExp[]): RegExp | null {
   return new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), [...flags].join(""));
 }
 
-/** Replaces every match in a string; returns the new string and the count. */
-export function redactString(s: string, re: RegExp | null, replace: string): [string, number] {
+/** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
+export function redactString(s: string, re: RegExp | null, replace: string | null, replacer?: (m: string) => string): [string, number] {
   if (!re) return [s, 0];
   let n = 0;
   const out = s.replace(re, (m) => {
     if (m.length === 0) return m;
     n++;
-    return replace;
+    return replacer ? replacer(m) : replace!;
   });
   return [out, n];
 }
@@ -96,13 +120,21 @@ interface Span {
   s: number; // byte offsets in the joined stream window
   e: number;
   with: Uint8Array;
-  osc: boolean;
+  /** Replacements inside an OSC sequence, by location (counted when applied). */
+  osc: Partial<RedactStats> | null;
 }
 
-const OSC7501 = /\x1b\]7501;([^\x07\x1b\x18\x1a]*)(\x07|\x1b\\)/g;
+// An OSC 7501 or OSC 52 sequence, plain or inside tmux passthrough (every inner ESC
+// doubled per level): the introducer's ESCs, the code, the body, the terminator.
+const OSC = /(\x1b+)\](7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g;
+/** Values that are protocol vocabulary, not free text: never replaced. */
+const VOCABULARY = new Set(["state", "progress"]);
+const PLACEHOLDER_MAX = MAX_ID_SEGMENT_BYTES;
 
 export class Redactor {
-  readonly stats: RedactStats = { output: 0, input: 0, osc7501: 0, markers: 0, header: 0 };
+  readonly stats: RedactStats = { output: 0, input: 0, osc7501: 0, osc7501Fields: 0, osc52: 0, markers: 0, other: 0, header: 0 };
+  /** Secret → placeholder inside OSC 7501 values: the same secret always reads the same. */
+  private readonly placeholders = new Map<string, string>();
   private re: RegExp | null;
   private queue: Event[] = [];
   private held = { output: 0, input: 0 };
@@ -115,16 +147,23 @@ export class Redactor {
     this.window = Math.max(65536, this.max * 4);
   }
 
+  /** Every string in the header, at any depth (keys of unknown fields included). */
   header(h: Header): Header {
-    const r = (s: string | undefined) => {
-      if (s === undefined) return s;
-      const [v, n] = redactString(s, this.re, this.opts.replace);
-      this.stats.header += n;
+    const deep = (v: unknown): unknown => {
+      if (typeof v === "string") {
+        const [x, n] = redactString(v, this.re, this.opts.replace);
+        this.stats.header += n;
+        return x;
+      }
+      if (Array.isArray(v)) return v.map(deep);
+      if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [deep(k) as string, deep(x)]));
       return v;
     };
-    const out: Header = { ...h, command: r(h.command), title: r(h.title) };
-    if (h.env) out.env = Object.fromEntries(Object.entries(h.env).map(([k, v]) => [k, r(v)!]));
-    for (const k of ["command", "title"] as const) if (out[k] === undefined) delete out[k];
+    const { env, ...rest } = h;
+    const out = deep(rest) as Header;
+    out.cols = h.cols;
+    out.rows = h.rows;
+    if (env) out.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, deep(v) as string])); // env names are not secrets
     return out;
   }
 
@@ -134,6 +173,10 @@ export class Redactor {
       const [label, n] = redactString(e.label, this.re, this.opts.replace);
       this.stats.markers += n;
       e = { ...e, label };
+    } else if (e.kind === "other") {
+      const [data, n] = redactString(e.data, this.re, this.opts.replace);
+      this.stats.other += n;
+      e = { ...e, data };
     }
     this.queue.push(e);
     if (e.kind === "output" || e.kind === "input") this.held[e.kind] += e.bytes.length;
@@ -209,7 +252,7 @@ export class Redactor {
         parts[readOf(sp.s)].push(sp.with);
         pos = sp.e;
         applied++;
-        if (sp.osc) this.stats.osc7501++;
+        if (sp.osc) for (const [k, n] of Object.entries(sp.osc)) this.stats[k as keyof RedactStats] += n;
         else this.stats[kind]++;
       }
       if (applied === 0) continue;
@@ -230,36 +273,60 @@ export class Redactor {
     return this.take(cut);
   }
 
+  /** A placeholder for a secret inside a structural value: valid in ids, app names and values. */
+  private placeholder(secret: string): string {
+    let p = this.placeholders.get(secret);
+    if (!p) this.placeholders.set(secret, (p = `redacted-${this.placeholders.size + 1}`));
+    return p.length <= PLACEHOLDER_MAX ? p : `r${this.placeholders.size}`;
+  }
+
+  /** base64 text decoded, scrubbed and re-encoded; null when it is not valid base64 (then it is scrubbed as plain text). */
+  private base64Text(value: string, counts: Partial<RedactStats>, where: "osc7501" | "osc52"): string | null {
+    const raw = decodeBase64Strict(te.encode(value));
+    if (!raw) return null;
+    const [v, n] = redactString(td.decode(raw), this.re, this.opts.replace);
+    if (n === 0) return value;
+    counts[where] = (counts[where] ?? 0) + n;
+    return encodeBase64(te.encode(v));
+  }
+
+  private osc7501Body(body: string, counts: Partial<RedactStats>): string {
+    return body.split(":").map((pair) => {
+      const eq = pair.indexOf("=");
+      const key = eq < 0 ? "" : pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1);
+      if (eq < 0 || VOCABULARY.has(key)) return pair;
+      if (key === "msg" || key === "title") {
+        const text = this.base64Text(value.trim(), counts, "osc7501");
+        if (text !== null) return `${pair.slice(0, eq)}=${text}`;
+      }
+      const [v, n] = redactString(value, this.re, null, (m) => this.placeholder(m));
+      if (n) counts.osc7501Fields = (counts.osc7501Fields ?? 0) + n;
+      return n ? `${pair.slice(0, eq)}=${v}` : pair;
+    }).join(":");
+  }
+
+  /** OSC 52: `Pc ; Pd` with Pd base64 (or `?`, a query). */
+  private osc52Body(body: string, counts: Partial<RedactStats>): string {
+    const semi = body.indexOf(";");
+    if (semi < 0) return body;
+    const text = this.base64Text(body.slice(semi + 1), counts, "osc52");
+    return text === null ? body : `${body.slice(0, semi + 1)}${text}`;
+  }
+
   /** Non-overlapping replacement spans, in order: OSC 7501 reports first, then plain matches. */
   private findSpans(joined: Uint8Array, isOutput: boolean): Span[] {
     if (!this.re) return [];
     const { text, map } = decodeWithMap(joined);
     const spans: Span[] = [];
     if (isOutput) {
-      OSC7501.lastIndex = 0;
-      for (let m; (m = OSC7501.exec(text));) {
-        const body = m[1];
-        let changed = 0;
-        const pairs = body.split(":").map((pair) => {
-          const eq = pair.indexOf("=");
-          const key = eq < 0 ? "" : pair.slice(0, eq).trim();
-          if (key === "msg" || key === "title") {
-            const raw = decodeBase64Strict(te.encode(pair.slice(eq + 1).trim()));
-            if (raw) {
-              const [v, n] = redactString(td.decode(raw), this.re, this.opts.replace);
-              if (n) {
-                changed += n;
-                return `${key}=${encodeBase64(te.encode(v))}`;
-              }
-              return pair;
-            }
-          }
-          const [v, n] = redactString(pair, this.re, this.opts.replace);
-          changed += n;
-          return v;
-        });
-        if (changed) {
-          spans.push({ s: map[m.index], e: map[m.index + m[0].length], with: te.encode(`\x1b]7501;${pairs.join(":")}${m[2]}`), osc: true });
+      OSC.lastIndex = 0;
+      for (let m; (m = OSC.exec(text));) {
+        const [whole, esc, code, body, term] = m;
+        const counts: Partial<RedactStats> = {};
+        const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
+        if (scrubbed !== body) {
+          spans.push({ s: map[m.index], e: map[m.index + whole.length], with: te.encode(`${esc}]${code};${scrubbed}${term}`), osc: counts });
         }
       }
     }
@@ -273,7 +340,7 @@ export class Redactor {
       }
       const s = map[m.index], e = map[m.index + m[0].length];
       if (spans.some((o) => s < o.e && e > o.s)) continue; // inside a 7501 report: handled above
-      plain.push({ s, e, with: te.encode(this.opts.replace), osc: false });
+      plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
     }
     return [...spans, ...plain].sort((a, b) => a.s - b.s);
   }

@@ -1,0 +1,52 @@
+// `redact` on the command line: the bundled deploy capture redacted of `eu-west` and
+// `deploy` scores exactly as before; `--check` finds what remains (exit 1) and prints
+// places and counts, never the secret.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cli, ROOT, tmpDir } from "../testkit.ts";
+
+const dir = tmpDir("pstlab-redact-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const DEPLOY = path.join(ROOT, "fixtures/captures/deploy.cast");
+
+/** What a report counts, without the input's identity (path, hash, byte count, the command quoted in the manifest's why). */
+function counts(file: string) {
+  const r = cli(["report", file, "--format", "json", "--episodes"]);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  return { detectors: j.detectors.map((d: { per_input: unknown[] }) => ({ ...d, per_input: d.per_input.map((p) => ({ ...(p as object), path: "" })), episode_list: undefined })), inputs: j.inputs.map((i: { manifest: { name: string } }) => ({ ...i, path: "", sha256: "", output_bytes: 0, manifest: i.manifest.name })) };
+}
+
+describe("redact on the command line", () => {
+  test("the redacted deploy capture scores the same in every count", () => {
+    const out = path.join(dir, "public.cast");
+    const r = cli(["redact", DEPLOY, out, "--pattern", "eu-west", "--pattern", "deploy"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /replacements \(output 2, input 0, OSC 7501 text 2, OSC 7501 fields \d+, OSC 52 0, markers 0, other events 0, header 1\)/);
+    assert.ok(!/eu-west|deploy/.test(fs.readFileSync(out, "utf8")));
+    assert.deepEqual(counts(out), counts(DEPLOY));
+  });
+  test("--check: exit 1 with places and counts while matches remain, 0 after redaction; the secret is never printed", () => {
+    const before = cli(["redact", "--check", DEPLOY, "--pattern", "eu-west"]);
+    assert.equal(before.code, 1);
+    assert.match(before.stdout, /7 matches remain \(output 2, input 0, OSC 7501 text 1, OSC 7501 fields 4,/);
+    assert.ok(!before.stdout.includes("eu-west") && !before.stderr.includes("eu-west"));
+    const out = path.join(dir, "p2.cast");
+    assert.equal(cli(["redact", DEPLOY, "-o", out, "--pattern", "eu-west"]).code, 0);
+    const after = cli(["redact", "--check", out, "--pattern", "eu-west"]);
+    assert.equal(after.code, 0, after.stdout + after.stderr);
+    assert.match(after.stdout, /no match of any pattern/);
+  });
+  test("--check writes nothing and takes one file", () => {
+    const r = cli(["redact", "--check", DEPLOY, path.join(dir, "x.cast"), "--pattern", "x"]);
+    assert.equal(r.code, 2);
+    assert.ok(!fs.existsSync(path.join(dir, "x.cast")));
+  });
+  test("mixed pattern flags are not an internal error", () => {
+    const r = cli(["redact", DEPLOY, path.join(dir, "m.cast"), "--pattern", "\\-x", "--pattern", "abc"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(cli(["redact", DEPLOY, path.join(dir, "n.cast"), "--pattern", "("]).code, 2);
+  });
+});

@@ -1,0 +1,128 @@
+// Redaction where the first version leaked or broke reports: tmux-wrapped OSC 7501,
+// OSC 52, every header string, unknown events; structural OSC 7501 values replaced by
+// placeholders that keep the report valid; and a property: secrets placed anywhere
+// pstlab decodes are all gone after one pass (a second pass finds nothing) while the
+// protocol's reports stay the same.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Redactor, totalOf } from "./redact.ts";
+import type { Event, Header } from "./model.ts";
+import { encodeBase64 } from "../osc7501/base64.ts";
+import { wrapTmux } from "../osc7501/encode.ts";
+import { Tracker } from "../osc7501/tracker.ts";
+import { compilePatterns } from "../cli/redact.ts";
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+const b64 = (s: string) => encodeBase64(te.encode(s));
+const o = (t: number, s: string | Uint8Array): Event => ({ t, kind: "output", bytes: typeof s === "string" ? te.encode(s) : s });
+
+function run(patterns: RegExp[], header: Header, events: Event[]) {
+  const r = new Redactor({ patterns, replace: "[R]" });
+  const h = r.header(header);
+  const out: Event[] = [];
+  for (const e of events) out.push(...r.push(e));
+  out.push(...r.end());
+  return { r, header: h, events: out };
+}
+
+/** Every report the tracker accepts, as (state, id, kind, app-or-null) — what scoring reads. */
+function reports(events: Event[]): string[] {
+  const seen: string[] = [];
+  const tr = new Tracker((e) => {
+    if (e.type === "report") seen.push(`${e.state}|${e.id === null ? "root" : "id"}|${e.kind}|${e.app === null ? "-" : "app"}|${e.title === null}|${e.msg === null}`);
+    else if (e.type === "discarded" || e.type === "ignored") seen.push(`${e.type}:${e.reason}`);
+  });
+  for (const e of events) if (e.kind === "output") tr.feed(e.bytes, e.t);
+  return seen;
+}
+
+describe("redact: places that leaked", () => {
+  test("OSC 7501 msg and title inside tmux passthrough, nested twice", () => {
+    const seq = te.encode(`\x1b]7501;state=blocked:kind=question:title=${b64("sk-SECRET1")}:msg=${b64("key sk-SECRET1?")}\x1b\\`);
+    const { events, r } = run([/sk-[A-Z0-9]+/g], { cols: 80, rows: 24 }, [o(0, wrapTmux(seq, 1)), o(1, wrapTmux(seq, 2))]);
+    const text = events.map((e) => td.decode((e as { bytes: Uint8Array }).bytes)).join("");
+    assert.ok(!text.includes(b64("sk-SECRET1")) && !text.includes(b64("key sk-SECRET1?")));
+    assert.equal(r.stats.osc7501, 4);
+    assert.deepEqual(reports(events), reports([o(0, wrapTmux(seq, 1)), o(1, wrapTmux(seq, 2))]));
+  });
+  test("OSC 52 clipboard payloads are decoded and scrubbed", () => {
+    const { events, r } = run([/hunter2/g], { cols: 80, rows: 24 }, [o(0, `\x1b]52;c;${b64("pw=hunter2")}\x07`)]);
+    assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), `\x1b]52;c;${b64("pw=[R]")}\x07`);
+    assert.equal(r.stats.osc52, 1);
+  });
+  test("every header string: tags, theme, unknown keys (and their names), provenance, term type", () => {
+    const header: Header = {
+      cols: 80, rows: 24, termType: "xterm-tok", tags: ["tok-1"], theme: { fg: "tok-2" }, extra: { "tok-key": "tok-3", nested: ["tok-4"] },
+      provenance: { tool: "pstlab", version: "1", osc7501_revision: "0.4", fixture_schema: 1, emitter: "tok-5" },
+    };
+    const { header: h, r } = run([/tok-?[0-9a-z]*/g], header, []);
+    assert.ok(!JSON.stringify(h).includes("tok"), JSON.stringify(h));
+    assert.equal(r.stats.header, 7);
+  });
+  test("events of unknown codes", () => {
+    const { events } = run([/sk-[a-z]+/g], { cols: 80, rows: 24 }, [{ t: 0, kind: "other", code: "z", data: "sk-abc" }]);
+    assert.deepEqual(events[0], { t: 0, kind: "other", code: "z", data: "[R]" });
+  });
+  test("structural values become redacted-N: valid, the same for the same secret, reports unchanged", () => {
+    const src = [
+      o(0, "\x1b]7501;state=working:app=deployer:id=eu-west:progress=10\x1b\\"),
+      o(1, "\x1b]7501;state=blocked:app=deployer:id=eu-west/db:kind=permission\x1b\\"),
+      o(2, "\x1b]7501;state=done:id=eu-west\x1b\\"),
+    ];
+    const { events } = run([/eu-west/g, /deploy/g], { cols: 80, rows: 24 }, src);
+    const text = events.map((e) => td.decode((e as { bytes: Uint8Array }).bytes)).join("");
+    assert.equal((text.match(/id=redacted-2\b/g) ?? []).length, 3);
+    assert.match(text, /id=redacted-2\/db/);
+    assert.match(text, /app=redacted-1er/);
+    assert.deepEqual(reports(events), reports(src));
+  });
+});
+
+describe("redact: patterns", () => {
+  test("patterns that need different flags compile together (no internal error)", () => {
+    const ps = compilePatterns(["\\-x", "abc"]);
+    assert.equal(ps.length, 2);
+    assert.equal(ps[0].flags, ps[1].flags);
+    const { events } = run(ps, { cols: 80, rows: 24 }, [o(0, "-x abc")]);
+    assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), "[R] [R]");
+    assert.throws(() => compilePatterns(["("]), /bad --pattern "\("/);
+  });
+});
+
+describe("redact: property", () => {
+  const secret = fc.stringMatching(/^[a-z]{3}[0-9]{3}$/).map((s) => `zq${s}`);
+  // Every place a secret can hide in a capture, as a function of the secret.
+  const places: ((s: string) => Event | ((h: Header) => void))[] = [
+    (s) => o(0, `plain ${s} text\r\n`),
+    (s) => ({ t: 0, kind: "input", bytes: te.encode(`${s}\r`) }),
+    (s) => ({ t: 0, kind: "marker", label: `note ${s}` }),
+    (s) => ({ t: 0, kind: "other", code: "z", data: s }),
+    (s) => o(0, `\x1b]7501;state=working:msg=${b64(`doing ${s}`)}:title=${b64(s)}\x1b\\`),
+    (s) => o(0, wrapTmux(te.encode(`\x1b]7501;state=blocked:kind=question:msg=${b64(`ask ${s}?`)}\x1b\\`), 1)),
+    (s) => o(0, `\x1b]7501;state=working:id=job/${s}:app=${s}\x1b\\`),
+    (s) => o(0, `\x1b]52;c;${b64(`copy ${s}`)}\x07`),
+    (s) => o(0, `\x1b]0;title ${s}\x07`),
+    (s) => (h: Header) => { h.tags = [...(h.tags ?? []), s]; },
+    (s) => (h: Header) => { h.extra = { ...(h.extra ?? {}), [`k${s}`]: s }; },
+    (s) => (h: Header) => { h.command = `run --key ${s}`; },
+  ];
+  test("after one pass no secret is found anywhere pstlab decodes; reports are unchanged", () => {
+    fc.assert(fc.property(fc.array(fc.tuple(secret, fc.nat({ max: places.length - 1 })), { minLength: 1, maxLength: 12 }), (items) => {
+      const header: Header = { cols: 80, rows: 24 };
+      const events: Event[] = [];
+      items.forEach(([s, k], i) => {
+        const p = places[k](s);
+        if (typeof p === "function") p(header);
+        else events.push({ ...p, t: i } as Event);
+      });
+      const patterns = [...new Set(items.map(([s]) => s))].map((s) => new RegExp(s, "g"));
+      const first = run(patterns, header, events);
+      assert.ok(totalOf(first.r.stats) >= 1);
+      const second = run(patterns.map((p) => new RegExp(p.source, "g")), first.header, first.events);
+      assert.equal(totalOf(second.r.stats), 0, JSON.stringify(second.r.stats));
+      assert.deepEqual(reports(first.events), reports(events));
+    }), { numRuns: 150 });
+  });
+});
