@@ -57,7 +57,11 @@ describe("closed-form sampling", () => {
     await fc.assert(fc.asyncProperty(fc.array(step, { maxLength: 25 }), fc.boolean(), async (steps, exit) => {
       const evs = events(steps, exit);
       assert.deepEqual(await timelines(evs, true), await timelines(evs, false));
-    }), { numRuns: 60 });
+    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) });
+  });
+  test("found by the property: an output a microsecond in, quiet thresholds on the sample grid", async () => {
+    const evs = events([{ gap: 5e-7, chunk: 0 }], true);
+    assert.deepEqual(await timelines(evs, true), await timelines(evs, false));
   });
   test("an analysis window that ends in a silent span (--until) is sampled the same", async () => {
     const evs = events([{ gap: 0.2, chunk: 0 }, { gap: 4, chunk: 1 }], false);

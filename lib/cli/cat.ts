@@ -3,8 +3,8 @@
 import { defineCommand } from "./common.ts";
 import { AT_LEAST_ONE_FILE, duration, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
-import { openOutput, provenance, summarize } from "./output.ts";
-import type { Recording } from "../recording/model.ts";
+import { openOutput, provenance, summarize, writeAll } from "./output.ts";
+import type { Event, Recording } from "../recording/model.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 
@@ -23,6 +23,27 @@ export const spec = {
   examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
 };
 
+/** The recordings one after another, `gap` apart, with a resize where the size changes. */
+async function* concatenated(recs: Recording[], gap: number): AsyncIterable<Event> {
+  let offset = 0, last = 0;
+  let size = { cols: recs[0].header.cols, rows: recs[0].header.rows };
+  for (let i = 0; i < recs.length; i++) {
+    const rec = recs[i];
+    if (i > 0) {
+      offset = last + gap;
+      if (rec.header.cols !== size.cols || rec.header.rows !== size.rows) {
+        size = { cols: rec.header.cols, rows: rec.header.rows };
+        yield { t: offset, kind: "resize", ...size };
+      }
+    }
+    for await (const e of rec.events) {
+      last = e.t + offset;
+      if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
+      yield { ...e, t: last };
+    }
+  }
+}
+
 export const command = defineCommand(spec, async (p) => {
   const outPath = p.values.output ?? "-";
   const gap = p.values.gap ?? 0;
@@ -32,28 +53,7 @@ export const command = defineCommand(spec, async (p) => {
   for (const path of p.positionals) recs.push(await openInput(path, p.values));
   const first = recs[0];
   const o = openOutput(outPath, { ...first.header, provenance: first.header.provenance ?? provenance({ query_answered: null }) }, p.values);
-  let offset = 0, last = 0;
-  let size = { cols: first.header.cols, rows: first.header.rows };
-  try {
-    for (let i = 0; i < recs.length; i++) {
-      const rec = recs[i];
-      if (i > 0) {
-        offset = last + gap;
-        if (rec.header.cols !== size.cols || rec.header.rows !== size.rows) {
-          size = { cols: rec.header.cols, rows: rec.header.rows };
-          o.writer.event({ t: offset, kind: "resize", ...size });
-        }
-      }
-      for await (const e of rec.events) {
-        last = e.t + offset;
-        if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
-        o.writer.event({ ...e, t: last });
-      }
-    }
-    o.writer.end(last);
-  } finally {
-    o.file.close();
-  }
+  await writeAll(o, concatenated(recs, gap));
   for (const r of recs) printWarnings(r);
   summarize(outPath, o);
   return 0;

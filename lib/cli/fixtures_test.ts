@@ -170,7 +170,7 @@ describe("convert, cat, trim, redact, info", () => {
     const dst = path.join(dir, "public.cast");
     const r = cli(["redact", src, dst, "--pattern", "sk-[a-z0-9]+"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /5 replacements \(output 1, input 1, OSC 7501 text 1, markers 1, header 1\)/);
+    assert.match(r.stderr, /5 replacements \(output 1, input 1, OSC 7501 text 1, OSC 7501 fields 0, OSC 52 0, markers 1, other events 0, header 1\)/);
     const text = fs.readFileSync(dst, "utf8");
     assert.ok(!text.includes("sk-abc"), text);
     const scan = JSON.parse(cli(["scan", "--json", dst]).stdout.trim());

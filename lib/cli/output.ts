@@ -41,7 +41,7 @@ export function openOutput(path: string, header: Header, v: RecordingOutputValue
   return { file, writer, format };
 }
 
-/** Writes every event, ends the stream and closes the file (also on error). */
+/** Writes every event, ends the stream and finishes the file; on any error the target is left as it was. */
 export async function writeAll(o: Output, events: AsyncIterable<Event>, map: (e: Event) => Iterable<Event> = (e) => [e], flush: () => Iterable<Event> = () => []): Promise<void> {
   let last = 0;
   try {
@@ -51,9 +51,11 @@ export async function writeAll(o: Output, events: AsyncIterable<Event>, map: (e:
     }
     for (const x of flush()) o.writer.event(x);
     o.writer.end(last);
-  } finally {
-    o.file.close();
+  } catch (e) {
+    o.file.abort();
+    throw e;
   }
+  o.file.close();
 }
 
 export function summarize(path: string, o: Output, what = "wrote"): void {

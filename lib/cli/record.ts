@@ -8,7 +8,7 @@ import { emitterName, headerFor, runSession, type SessionOptions, type SessionRe
 import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
-import { SpawnError } from "../pty/index.ts";
+import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { UsageError } from "../errors.ts";
 
 export const spec = {
@@ -86,11 +86,35 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
   };
 }
 
+/**
+ * A recording cut off mid-line (what SIGKILL or a full disk leaves) ends in a partial
+ * line; appending after it would glue the next event onto it and make the whole file
+ * unreadable. Drop it, and say so. Returns the bytes dropped.
+ */
+function dropPartialLine(file: string): number {
+  const size = fs.statSync(file).size;
+  const fd = fs.openSync(file, "r+");
+  try {
+    const tail = new Uint8Array(Math.min(size, 1 << 20));
+    fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+    if (tail[tail.length - 1] === 0x0a) return 0;
+    const nl = tail.lastIndexOf(0x0a);
+    if (nl < 0) throw new UsageError(`record: --append: ${file} has no complete line in its last MiB; refusing to append`);
+    fs.ftruncateSync(fd, size - tail.length + nl + 1);
+    return tail.length - nl - 1;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** --append: only onto v3, with a resize event instead of a new header (asciinema's way). Returns the size in force at its end. */
-async function appendTarget(outPath: string): Promise<{ cols: number; rows: number } | null> {
+async function appendTarget(outPath: string, warn: (m: string) => void): Promise<{ cols: number; rows: number } | null> {
   if (!fs.existsSync(outPath) || fs.statSync(outPath).size === 0) return null;
+  const format = (await openRecording(outPath)).format;
+  if (format !== "v3") throw new UsageError(`record: --append needs an asciicast v3 file; ${outPath} is ${format}`);
+  const dropped = dropPartialLine(outPath);
+  if (dropped) warn(`${outPath}: dropped a partial last line (${dropped} bytes) left by an interrupted recording`);
   const prev = await openRecording(outPath);
-  if (prev.format !== "v3") throw new UsageError(`record: --append needs an asciicast v3 file; ${outPath} is ${prev.format}`);
   let size = { cols: prev.header.cols, rows: prev.header.rows };
   for await (const e of prev.events) if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
   return size;
@@ -110,7 +134,7 @@ export const command = defineCommand(spec, async (p) => {
   const opts = sessionOptions(v, p.positionals);
   const envNames = ["SHELL", ...(v.env ?? [])];
   const envCapture = Object.fromEntries(envNames.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
-  const appendSize = v.append ? await appendTarget(outPath) : null;
+  const appendSize = v.append ? await appendTarget(outPath, (m) => err(`pstlab: warning: ${m}\n`)) : null;
   const header = headerFor(opts, {
     title: v.title, idleTimeLimit: v["idle-time-limit"], envCapture,
     provenance: provenance({ query_answered: opts.answer, emitter: emitterName(opts.argv), truth: opts.script ? "script" : "labels-fifo" }),
@@ -132,8 +156,11 @@ export const command = defineCommand(spec, async (p) => {
     throw e;
   }
   o.file.close();
+  if (r.writeError) throw new ExitCode(1, `${r.writeError}; the program was stopped, and the file holds everything up to its last complete event`);
   if (!quiet) err(summaryLine(outPath, r, opts.answer));
   if (r.scriptError) throw new ExitCode(3, r.scriptError);
   if (r.timedOut && !quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout)\n`);
+  // Stopped by a signal: the file and summary are written; the status says how it ended, as a shell would.
+  if (r.interrupted) return 128 + (SIGNALS[r.interrupted] ?? 15);
   return v.return ? r.status & 0xff : 0;
 });

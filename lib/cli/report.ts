@@ -108,7 +108,12 @@ async function render(format: ReportFormat, built: Report, argv: string[], v: V,
 
 function write(path: string, text: string): void {
   const out = OutputFile.open(path, { overwrite: true });
-  out.write(text);
+  try {
+    out.write(text);
+  } catch (e) {
+    out.abort();
+    throw e;
+  }
   out.close();
   if (path !== "-") err(`pstlab: wrote ${path}\n`);
 }

@@ -166,18 +166,18 @@ export class QuietDetector implements Detector {
   constructor(readonly seconds: number, readonly every: number) {
     this.name = named(`quiet>=${seconds}s`, every);
   }
+  private quiet(o: Observation): boolean {
+    // Sample times are k·interval: compare in µs so 0.55 - 0.05 ≥ 0.5 holds.
+    return Math.round((o.t - Math.max(o.lastOutputAt, 0)) * 1e6) >= Math.round(this.seconds * 1e6);
+  }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    const silent = o.t - Math.max(o.lastOutputAt, 0);
-    // Sample times are k·interval: compare in µs so 0.55 - 0.05 ≥ 0.5 holds.
-    return Math.round(silent * 1e6) >= Math.round(this.seconds * 1e6)
-      ? v("blocked", "quiet", `no output for ${silent.toFixed(2)} s`)
-      : v("working", "output", null);
+    return this.quiet(o) ? v("blocked", "quiet", `no output for ${(o.t - Math.max(o.lastOutputAt, 0)).toFixed(2)} s`) : v("working", "output", null);
   }
   /** Quiet flips once, at the last output + N; then it holds until output comes. */
   holdsUntil(o: Observation): number {
-    const flip = Math.max(o.lastOutputAt, 0) + this.seconds;
-    return o.exited || o.t >= flip - BEFORE ? Infinity : flip - BEFORE;
+    if (o.exited || this.quiet(o)) return Infinity;
+    return Math.max(o.t, Math.max(o.lastOutputAt, 0) + this.seconds - BEFORE);
   }
 }
 

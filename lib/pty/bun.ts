@@ -2,7 +2,7 @@
 // status, and no lost bytes at exit — the terminal's `exit` callback is the master's
 // EOF, which comes after the last byte.
 
-import { type Pty, type PtyExit, SpawnError, type PtySpawnOptions } from "./index.ts";
+import { type Pty, type PtyExit, signalGroup, SpawnError, type PtySpawnOptions } from "./index.ts";
 
 interface BunTerminal {
   write(d: string | Uint8Array): void;
@@ -58,9 +58,11 @@ export function spawnBun(opts: PtySpawnOptions): Pty {
       if (!closed) proc.terminal.resize(c, r);
     },
     kill: (sig = "SIGTERM") => {
-      try {
-        proc.kill(sig);
-      } catch { /* already gone */ }
+      if (!signalGroup(proc.pid, sig)) {
+        try {
+          proc.kill(sig);
+        } catch { /* already gone */ }
+      }
     },
     exited,
     drained,

@@ -4,7 +4,7 @@
 // becomes the controlling tty. No fork: forking a multi-threaded V8 process that then
 // returns into JS is unsafe. Reads run on Deno's FFI thread pool until EIO (EOF).
 
-import { type Pty, type PtyExit, SIGNALS, SpawnError, type PtySpawnOptions } from "./index.ts";
+import { type Pty, type PtyExit, SIGNALS, SpawnError, type PtySpawnOptions, signalGroup } from "./index.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
@@ -144,7 +144,7 @@ export function spawnDeno(opts: PtySpawnOptions): Pty {
       if (!closed) c.ioctl(master, BigInt(TIOCSWINSZ), winsize(cols, rows));
     },
     kill(sig = "SIGTERM") {
-      c.kill(pid, SIGNALS[sig]);
+      if (!signalGroup(pid, sig)) c.kill(pid, SIGNALS[sig]);
     },
     exited,
     drained,

@@ -34,6 +34,31 @@ export interface Pty {
 
 export class SpawnError extends Error {}
 
+/**
+ * Signals the child's whole process group (the child is a session leader, so its
+ * group id is its pid): a grandchild that ignores SIGTERM is reached too. Falls back
+ * to the child alone when the group is gone. Returns false when nothing was there.
+ */
+export function signalGroup(pid: number, sig: string): boolean {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, sig as NodeJS.Signals);
+      return true;
+    } catch { /* no such group or process: try the next */ }
+  }
+  return false;
+}
+
+/** Whether any process of the child's group is still alive. */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
 export const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
 
 /** 128 + signal number, as shells and `script -e` report a killed child. */

@@ -6,7 +6,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describeFsError } from "./source.ts";
+import { describeFsError, fsErrorCode } from "./source.ts";
 import { InputError } from "../errors.ts";
 
 export interface OutputOptions {
@@ -48,7 +48,12 @@ export class OutputFile {
   private closed = false;
   readonly existedBefore: boolean;
 
-  private constructor(readonly path: string, private readonly fd: number, private readonly durable: boolean, existed: boolean) {
+  /**
+   * @param temp where the bytes go until close() (renamed onto `path` then), or null
+   *   when they go to `path` directly (stdout, --append, and the recorder, whose file
+   *   must be readable up to its last line whenever it is killed).
+   */
+  private constructor(readonly path: string, private readonly fd: number, private readonly durable: boolean, existed: boolean, private readonly temp: string | null = null) {
     this.existedBefore = existed;
   }
 
@@ -64,15 +69,32 @@ export class OutputFile {
       if (e instanceof InputError) throw e;
     }
     try {
-      const fd = fs.openSync(p, opts.append ? "a" : "w");
-      return new OutputFile(p, fd, !!opts.durable, existed);
+      if (opts.append || opts.durable) return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
+      // Every other writer writes beside the target and renames on success: a failed run
+      // (disk full, a bad event, Ctrl-C) never leaves half a file where a good one was.
+      const temp = path.join(path.dirname(p), `.${path.basename(p)}.pstlab-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+      return new OutputFile(p, fs.openSync(temp, "wx"), false, existed, temp);
     } catch (e) {
       if ((e as { code?: string }).code === "ENOENT") throw new InputError(`${p}: cannot write: folder ${path.dirname(p)} does not exist`);
       throw new InputError(`${p}: cannot write: ${describeFsError(e)}`);
     }
   }
 
+  /** Writes, turning a failing device (disk full, file size limit) into one InputError naming the file. */
   write(s: string | Uint8Array): void {
+    try {
+      this.writeRaw(s);
+    } catch (e) {
+      throw this.failure(e);
+    }
+  }
+
+  private failure(e: unknown): unknown {
+    if (e instanceof BrokenPipe || e instanceof InputError || fsErrorCode(e) === null) return e;
+    return new InputError(`${this.path === "-" ? "standard output" : this.path}: cannot write: ${describeFsError(e)}`);
+  }
+
+  private writeRaw(s: string | Uint8Array): void {
     if (this.durable) {
       if (typeof s !== "string") return writeAllSync(this.fd, s);
       if (this.scratch.length < s.length * 3) this.scratch = new Uint8Array(Math.max(s.length * 3, 65536));
@@ -103,11 +125,41 @@ export class OutputFile {
     writeAllSync(this.fd, this.scratch.subarray(0, written));
   }
 
+  /** Finishes the file: flushed, closed, and (for a temporary file) renamed onto the target. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.flush();
+    try {
+      this.flush();
+    } catch (e) {
+      this.discard();
+      throw this.failure(e);
+    }
     if (this.fd !== 1) fs.closeSync(this.fd);
+    if (this.temp) {
+      try {
+        fs.renameSync(this.temp, this.path);
+      } catch (e) {
+        fs.rmSync(this.temp, { force: true });
+        throw this.failure(e);
+      }
+    }
+  }
+
+  /** Gives up: a temporary file is removed and the target left as it was (a direct file is closed as it is). */
+  abort(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.discard();
+  }
+
+  private discard(): void {
+    if (this.fd !== 1) {
+      try {
+        fs.closeSync(this.fd);
+      } catch { /* already closed */ }
+    }
+    if (this.temp) fs.rmSync(this.temp, { force: true });
   }
 }
 

@@ -98,8 +98,19 @@ export function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+// Deno reports some I/O errors without a code, as "… (os error N)": the errno names them.
+const ERRNO: Record<number, string> = { 2: "ENOENT", 5: "EIO", 13: "EACCES", 21: "EISDIR", 27: "EFBIG", 28: "ENOSPC", 30: "EROFS", 122: "EDQUOT" };
+
+/** The error's code (ENOSPC…), from `code` or from a Deno "(os error N)" message; null when it is not an OS error. */
+export function fsErrorCode(e: unknown): string | null {
+  const code = (e as { code?: string })?.code;
+  if (typeof code === "string") return code;
+  const m = /\(os error (\d+)\)/.exec(String((e as Error)?.message ?? ""));
+  return m ? ERRNO[Number(m[1])] ?? `errno ${m[1]}` : null;
+}
+
 export function describeFsError(e: unknown): string {
-  const code = (e as { code?: string }).code;
+  const code = fsErrorCode(e);
   switch (code) {
     case "ENOENT":
       return "no such file";
@@ -110,6 +121,14 @@ export function describeFsError(e: unknown): string {
       return "is a directory";
     case "ENOSPC":
       return "no space left on device";
+    case "EFBIG":
+      return "file too large (a file size limit, ulimit -f?)";
+    case "EDQUOT":
+      return "disk quota exceeded";
+    case "EIO":
+      return "input/output error";
+    case "EROFS":
+      return "read-only file system";
     default:
       return (e as Error).message ?? String(e);
   }

@@ -10,7 +10,7 @@
 //  - the pty is drained to EOF before the file is closed.
 
 import * as path from "node:path";
-import { type Pty, type PtyExit, exitStatus, spawnPty } from "../pty/index.ts";
+import { exitStatus, groupAlive, type Pty, type PtyExit, signalGroup, spawnPty } from "../pty/index.ts";
 import { Scanner } from "../osc7501/scanner.ts";
 import { queryReply } from "../osc7501/parse.ts";
 import { RemoteScreen } from "./remote_screen.ts";
@@ -20,6 +20,8 @@ import { runScript, ScriptFailed, type Step } from "./driver.ts";
 import type { Event, Header, Provenance } from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { writeAllSync } from "../recording/sink.ts";
+import { describeFsError } from "../recording/source.ts";
+import { UserError } from "../errors.ts";
 
 export interface SessionOptions {
   argv: string[];
@@ -66,6 +68,8 @@ export interface SessionResult {
   scriptError: string | null;
   timedOut: boolean;
   interrupted: string | null;
+  /** Why writing the file failed (disk full…): the program was stopped there. */
+  writeError: string | null;
 }
 
 const te = new TextEncoder();
@@ -153,9 +157,19 @@ class Session {
 
   readonly now = () => (performance.now() - this.t0) / 1000;
 
+  /** The first write error (disk full, file size limit…): the recording stops there, once. */
+  writeError: string | null = null;
+
   private write(e: Event): void {
-    this.writer.event(e);
-    this.events++;
+    if (this.writeError !== null) return;
+    try {
+      this.writer.event(e);
+      this.events++;
+    } catch (err) {
+      // One line, not one stack trace per read: stop the program, keep what was written.
+      this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
+      this.stopChild();
+    }
   }
 
   private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
@@ -218,8 +232,11 @@ class Session {
   }
 
   /** Keystrokes (from stdin, a script or the demo's simulated user) to the child. */
+  private lastInput = -1;
+
   private readonly onInput = (chunk: Uint8Array | string) => {
     const b = typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk);
+    if (b.length) this.lastInput = b[b.length - 1];
     this.pty?.write(b);
     if (this.o.captureInput) this.write({ t: this.now(), kind: "input", bytes: b });
   };
@@ -242,9 +259,17 @@ class Session {
       stdin.on("data", this.onInput);
       stdin.resume();
     }
+    // Piped input ran out: the program gets the terminal's end of file (VEOF, ^D), twice
+    // if a line is pending (the first only ends the line), as a person typing would.
+    const onEnd = () => {
+      if (!o.headless && stdin.isTTY) return;
+      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d || this.lastInput === -1 ? "\x04" : "\x04\x04");
+    };
+    if (o.forwardStdin) stdin.on("end", onEnd);
     process.on("exit", this.restoreTerminal);
     this.cleanups.push(() => {
       stdin.off("data", this.onInput);
+      stdin.off("end", onEnd);
       stdin.pause();
       this.restoreTerminal();
       process.off("exit", this.restoreTerminal);
@@ -286,6 +311,9 @@ class Session {
       this.stopChild();
     };
     this.handlers = ["SIGTERM", "SIGHUP", "SIGQUIT", ...(this.rawMode ? [] : ["SIGINT"])].map((s) => [s, onSignal(s)]);
+    // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
+    // recorder and orphans the child; handled, the write fails with EFBIG and ends the recording.
+    this.handlers.push(["SIGXFSZ", () => {}]);
     for (const [s, h] of this.handlers) process.on(s as NodeJS.Signals, h);
     const timeout = this.o.timeout;
     if (timeout) {
@@ -350,15 +378,34 @@ class Session {
     this.labels.close();
     await this.screen?.close();
     pty.close();
+    await this.endGroup(pty.pid);
+  }
+
+  /**
+   * No process of the recorded command outlives the recorder: whatever is left of the
+   * child's process group (a grandchild that ignored SIGHUP and SIGTERM) is ended,
+   * SIGTERM first, SIGKILL after a short grace.
+   */
+  private async endGroup(pid: number): Promise<void> {
+    if (!groupAlive(pid)) return;
+    signalGroup(pid, "SIGTERM");
+    for (let i = 0; i < 10 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    if (groupAlive(pid)) signalGroup(pid, "SIGKILL");
   }
 
   result(exit: PtyExit, end: number): SessionResult {
     const duration = end || this.now();
     const status = exitStatus(exit);
     this.write({ t: duration, kind: "exit", status });
-    this.writer.end(duration);
-    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted } = this;
-    return { exit, status, duration, events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted };
+    if (this.writeError === null) {
+      try {
+        this.writer.end(duration);
+      } catch (err) {
+        this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
+      }
+    }
+    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError } = this;
+    return { exit, status, duration, events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError };
   }
 }
 

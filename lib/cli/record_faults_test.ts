@@ -1,0 +1,117 @@
+// The recorder under faults: a file that cannot grow (ulimit -f), a grandchild that
+// ignores SIGTERM and SIGHUP, a recorder signalled from outside, piped stdin that ends,
+// and --append after a recording that was cut mid-line.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cli, MAIN, runtimeArgv, tmpDir, which } from "../testkit.ts";
+import { collect, concatOutput } from "../recording/model.ts";
+import { openRecording } from "../recording/open.ts";
+
+const dir = tmpDir("pstlab-faults-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+const pstlab = () => runtimeArgv().concat(MAIN).map(quote).join(" ");
+/** A process whose command line starts with `marker` (not the recorder, whose argv only contains it). */
+const alive = (marker: string) => spawnSync("pgrep", ["-f", `^${marker.replace(/\./g, "\\.")}`]).status === 0;
+
+async function readBack(p: string) {
+  const rec = await openRecording(p);
+  const events = await collect(rec.events);
+  return { events, warnings: rec.warnings, text: new TextDecoder().decode(concatOutput(events)) };
+}
+
+describe("recorder under faults", () => {
+  test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", async () => {
+    const p = path.join(dir, "full.cast");
+    const marker = `sleep 97.${process.pid}`;
+    const started = Date.now();
+    const r = spawnSync("bash", ["-c", `ulimit -f 64; ${pstlab()} record -q -o ${quote(p)} -- sh -c ${quote(`i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`)}`], { encoding: "utf8", timeout: 60000 });
+    assert.equal(r.status, 1, r.stderr);
+    assert.ok(Date.now() - started < 30000);
+    const lines = r.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], /full\.cast: cannot write: file too large .*the program was stopped/);
+    assert.ok(!alive(marker), "the recorded program survived");
+    const back = await readBack(p);
+    assert.match(back.text, /line 0\r\n/);
+  });
+  test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
+    const marker = `sleep 98.${process.pid}`;
+    const r = cli(["record", "-q", "-o", path.join(dir, "group.cast"), "--timeout", "1", "--", "sh", "-c", `trap "" TERM HUP; ${marker} & wait`]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!alive(marker), "the grandchild survived");
+  });
+  test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", async () => {
+    const p = path.join(dir, "term.cast");
+    const marker = `sleep 99.${process.pid}`;
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "record", "-q", "-o", p, "--", "sh", "-c", `trap "" TERM HUP; echo started; ${marker}`], { stdio: "ignore" });
+    const deadline = Date.now() + 20000;
+    // The program's first output is in the file once the recorder runs its session (signal handlers included).
+    const started = () => fs.existsSync(p) && fs.readFileSync(p, "utf8").includes("started") && alive(marker);
+    while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // process.kill, not child.kill: Deno's child_process reports a child it signalled itself as killed by that signal.
+    process.kill(child.pid!, "SIGTERM");
+    const code = await new Promise((r) => child.on("exit", (c) => r(c)));
+    assert.equal(code, 143);
+    assert.ok(!alive(marker), "the grandchild survived");
+    const back = await readBack(p);
+    assert.match(back.text, /started/);
+    assert.equal(back.events.at(-1)?.kind, "exit");
+  });
+  test("piped stdin that ends is the program's end of file", () => {
+    const p = path.join(dir, "eof.cast");
+    const r = cli(["record", "-q", "-o", p, "--", "cat"], { input: "echo hi\n", timeout: 20000 });
+    assert.equal(r.code, 0, r.stderr);
+    const text = fs.readFileSync(p, "utf8");
+    assert.match(text, /echo hi/);
+    assert.match(text, /"x", "0"\]/);
+  });
+  test("piped stdin without a final newline still ends the program", () => {
+    const r = cli(["record", "-q", "-o", path.join(dir, "eof2.cast"), "--", "cat"], { input: "no newline", timeout: 20000 });
+    assert.equal(r.code, 0, r.stderr);
+  });
+  test("--append after a recording cut mid-line drops the partial line, says so, and stays readable", async () => {
+    const p = path.join(dir, "cut.cast");
+    fs.writeFileSync(p, '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1, "o", "before\\r\\n"]\n[0.2, "o", "cut of');
+    const r = cli(["record", "-o", p, "--append", "--", "echo", "after"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /dropped a partial last line \(\d+ bytes\) left by an interrupted recording/);
+    const back = await readBack(p);
+    assert.deepEqual(back.warnings, []);
+    assert.match(back.text, /before\r\n.*after/s);
+  });
+});
+
+describe("writers never leave half a file", () => {
+  test("cat with an input as its output is refused and the input is untouched", () => {
+    const a = path.join(dir, "big.cast");
+    fs.writeFileSync(a, `{"version":3,"term":{"cols":80,"rows":24}}\n${Array.from({ length: 5000 }, (_, i) => `[0.001, "o", "line ${i}\\r\\n"]`).join("\n")}\n`);
+    const before = fs.readFileSync(a, "utf8");
+    const r = cli(["cat", a, a, "-o", a, "--overwrite"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /refusing to write over the input/);
+    assert.equal(fs.readFileSync(a, "utf8"), before);
+  });
+  test("a conversion that fails half-way leaves the old output as it was and no temporary file", () => {
+    const out = path.join(dir, "keep.cast");
+    fs.writeFileSync(out, "precious\n");
+    const bad = path.join(dir, "bad.cast");
+    fs.writeFileSync(bad, `{"version":3,"term":{"cols":80,"rows":24}}\n${Array.from({ length: 3000 }, () => '[0.001, "o", "x"]').join("\n")}\n[0.1, "o", 42]\n`);
+    const r = cli(["convert", bad, out, "--overwrite"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.cast:3002: "o" data must be a string/);
+    assert.equal(fs.readFileSync(out, "utf8"), "precious\n");
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes(".pstlab-")), []);
+  });
+  test("a full device is one line naming the file (/dev/full)", { skip: !fs.existsSync("/dev/full") && "no /dev/full" }, () => {
+    const r = cli(["record", "-q", "-o", "/dev/full", "--overwrite", "--", "true"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr.trim(), /^pstlab: \/dev\/full: cannot write: no space left on device$/);
+  });
+});
+
+test("tools these tests need", { skip: !which("pgrep") && "pgrep is not installed" }, () => {});
