@@ -11,7 +11,7 @@
 import { parse as parseToml } from "smol-toml";
 import { ManifestError } from "../errors.ts";
 import { compileRust, RegexTranslationError } from "./regex_rust.ts";
-import { checkRegex, LINE_CHARS, REDOS_BUDGET_MS, SCREEN_CHARS } from "./redos.ts";
+import { checkRegex } from "./redos.ts";
 import { parseRegion, type Region, type RegionSource, RegionView } from "./regions.ts";
 import type { Kind } from "../osc7501/parse.ts";
 
@@ -88,7 +88,7 @@ class Builder {
     return v as string[];
   }
 
-  compile(where: string, src: string, perLine = false): Matcher {
+  compile(where: string, src: string): Matcher {
     if (src.length > LIMITS.matcherChars) this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
     let re: RegExp;
     try {
@@ -97,7 +97,7 @@ class Builder {
       if (e instanceof RegexTranslationError) this.fail(where, `regex ${JSON.stringify(src)}: ${e.message}`);
       throw e;
     }
-    const bad = checkRegex(re, src, REDOS_BUDGET_MS, perLine ? LINE_CHARS : SCREEN_CHARS);
+    const bad = checkRegex(re);
     if (bad) this.fail(where, `regex ${JSON.stringify(src)} refused: ${bad.detail}`);
     return { source: src, re };
   }
@@ -126,7 +126,7 @@ class Builder {
     return {
       contains: contains.map((c) => c.toLowerCase()),
       regex: regex.map((r) => this.compile(where, r)),
-      lineRegex: lineRegex.map((r) => this.compile(where, r, true)),
+      lineRegex: lineRegex.map((r) => this.compile(where, r)),
       all: sub("all"),
       any: sub("any"),
       not: sub("not"),

@@ -3,19 +3,21 @@
 // untrusted manifest could freeze detection. Two checks, both at load time:
 //  1. static: an unbounded quantifier over a group that itself contains an unbounded
 //     quantifier or an alternation (the star-height-2 shapes behind `(a+)+`, `(a|a)*`);
-//  2. dynamic: run the compiled pattern on adversarial strings (runs of characters the
-//     pattern mentions, then a character that makes it fail) of growing length, up to a
-//     whole 120×32 screen, and refuse it if any run exceeds the budget. Lengths grow
-//     slowly at first, so an exponential pattern is caught after a few milliseconds
-//     instead of hanging the process.
+//  2. polynomial: the backtracking degree — the longest chain of repeated elements that
+//     can take the same characters one after another (`\s*\s*`, `.*a.*`, `(.*a){12}`),
+//     a bounded repetition multiplying its body's chain unless each iteration must start
+//     with a character the body's repeated elements cannot take. On a text of n
+//     characters such a pattern can take ~n^degree steps; at MAX_DEGREE it is refused.
+// Both are static and deterministic: the same manifest gets the same answer on an idle
+// machine and under load (a wall-clock budget did not). Character sets are compared
+// on a fixed set of probe characters, an approximation that errs towards "overlapping".
 
-export const REDOS_BUDGET_MS = 10;
-/** A whole 120x32 screen with newlines. */
-export const SCREEN_CHARS = 4096;
-const SIZES = [8, 12, 16, 20, 24, 28, 32, 48, 64, 128, 256, 512, 1024, 2048, SCREEN_CHARS];
+/** Degree at which a pattern is refused. Herdr's own manifests reach 5 (linear in Rust,
+ * polynomial here, on one terminal line); 6 and more is refused. */
+export const MAX_DEGREE = 6;
 
 export interface RedosFinding {
-  kind: "nested-quantifier" | "slow";
+  kind: "nested-quantifier" | "polynomial";
   detail: string;
 }
 
@@ -89,54 +91,161 @@ function disjointLiterals(group: string): boolean {
   return chars.every((c) => c !== null) && new Set(chars).size === chars.length;
 }
 
-const DEFAULT_UNITS = [" ", "a", "\t", "0", "\n", "─", "é", "·"];
+// ---- polynomial backtracking: a static degree, no clock
 
-function unitsFor(pattern: string, thorough: boolean): string[] {
-  const seen = new Set<string>();
-  for (const ch of pattern.replace(/\\[xupP]\{[^}]*\}|\\./g, "")) if (!"^$\\.*+?()[]{}|".includes(ch)) seen.add(ch);
-  const literal = [...seen].slice(0, thorough ? 12 : 4);
-  const singles = [...new Set([...literal, ...DEFAULT_UNITS.slice(0, thorough ? 8 : 3)])];
-  if (!thorough) return singles;
-  const pairs: string[] = [];
-  for (let a = 0; a < Math.min(4, singles.length); a++) for (let b = 0; b < Math.min(4, singles.length); b++) if (a !== b) pairs.push(singles[a] + singles[b]);
-  return [...singles, ...pairs];
-}
+/** Representative characters: an atom's "set" is which of these it matches. */
+const PROBES = [" ", "\t", "\n", "\r", "a", "x", "Y", "é", "0", "5", ".", "-", "_", "/", ":", "(", ")", "[", "]", "?", "·", "…", "─", "│", "╰", "❯", "•", "⠋", "✳", "█", "\u0000", "!", "#", "*", ">"];
 
-/** Times `re` on adversarial inputs; returns the slowest case over budget, or null. */
-export function slowInput(re: RegExp, pattern: string, thorough: boolean, budgetMs = REDOS_BUDGET_MS, maxLen = SCREEN_CHARS): string | null {
-  const units = unitsFor(pattern, thorough);
-  const suffixes = thorough ? ["\u0000", "!"] : ["\u0000"];
-  const probe = new RegExp(re.source, re.flags.replace("g", "").replace("y", ""));
-  for (const unit of units) {
-    for (const suffix of suffixes) {
-      for (const size of (thorough ? SIZES : SIZES.filter((s) => s >= 64)).filter((s) => s <= maxLen)) {
-        const input = unit.repeat(Math.ceil(size / unit.length)).slice(0, size) + suffix;
-        // Best of two: the first run also pays for compiling the pattern, and a GC
-        // pause must not make a linear pattern look slow.
-        let ms = Infinity;
-        for (let k = 0; k < 2 && ms > budgetMs; k++) {
-          const t0 = performance.now();
-          probe.test(input);
-          ms = Math.min(ms, performance.now() - t0);
-        }
-        if (ms > budgetMs) return `${ms.toFixed(0)} ms on ${size} × ${JSON.stringify(unit)}`;
-      }
-    }
+interface Term { min: number; max: number; set: bigint; deg: number; group: Alt[] | null; look: boolean }
+type Alt = Term[];
+
+function setOf(src: string, flags: string): bigint {
+  let m = 0n;
+  let re: RegExp;
+  try {
+    re = new RegExp(`^(?:${src})$`, flags.replace(/[gmy]/g, ""));
+  } catch {
+    return (1n << BigInt(PROBES.length)) - 1n;
   }
-  return null;
+  PROBES.forEach((p, k) => { if (re.test(p)) m |= 1n << BigInt(k); });
+  return m;
 }
 
-/** Longest line the per-line matchers (line_regex) ever see: a 1000-column terminal. */
-export const LINE_CHARS = 1024;
+class Parser {
+  i = 0;
+  constructor(readonly s: string, readonly flags: string) {}
+  quant(): { min: number; max: number } {
+    const s = this.s;
+    let q = { min: 1, max: 1 };
+    const c = s[this.i];
+    if (c === "*") q = { min: 0, max: Infinity }, this.i++;
+    else if (c === "+") q = { min: 1, max: Infinity }, this.i++;
+    else if (c === "?") q = { min: 0, max: 1 }, this.i++;
+    else if (c === "{") {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(this.i));
+      if (m) {
+        q = { min: +m[1], max: m[2] === undefined ? +m[1] : m[3] === "" ? Infinity : +m[3] };
+        this.i += m[0].length;
+      }
+    } else return q;
+    if (s[this.i] === "?") this.i++;
+    return q;
+  }
+  escapeEnd(j: number): number {
+    const s = this.s;
+    const n = s[j + 1];
+    if ((n === "u" || n === "p" || n === "P" || n === "k") && s[j + 2] === "{") return s.indexOf("}", j) + 1;
+    if (n === "u" && /^[0-9a-fA-F]{4}/.test(s.slice(j + 2))) return j + 6;
+    if (n === "x") return j + 4;
+    if (n === "c") return j + 3;
+    return j + 2;
+  }
+  term(): Term | null {
+    const s = this.s, start = this.i, c = s[this.i];
+    if (c === "^" || c === "$") {
+      this.i++;
+      return null;
+    }
+    let group: Alt[] | null = null, look = false;
+    if (c === "\\") {
+      this.i = this.escapeEnd(this.i);
+      // Assertions match no character.
+      if (/^\\[bB]$/.test(s.slice(start, this.i))) return null;
+    } else if (c === "[") {
+      let j = this.i + 1;
+      if (s[j] === "^") j++;
+      if (s[j] === "]") j++;
+      while (j < s.length && s[j] !== "]") j = s[j] === "\\" ? this.escapeEnd(j) : j + 1;
+      this.i = j + 1;
+    } else if (c === "(") {
+      this.i++;
+      if (s[this.i] === "?") {
+        if (s[this.i + 1] === ":") this.i += 2;
+        else if (s[this.i + 1] === "=" || s[this.i + 1] === "!") this.i += 2, look = true;
+        else if (s[this.i + 1] === "<" && (s[this.i + 2] === "=" || s[this.i + 2] === "!")) this.i += 3, look = true;
+        else if (s[this.i + 1] === "<") this.i = s.indexOf(">", this.i) + 1;
+      }
+      group = this.alternation();
+      this.i++; // ")"
+    } else this.i++;
+    const src = s.slice(start, this.i);
+    const q = this.quant();
+    if (look) return null; // a lookaround consumes nothing (and ours hold no quantifier)
+    const set = group ? group.flat().reduce((m, t) => m | t.set, 0n) : setOf(src, this.flags);
+    return { ...q, set, deg: 0, group, look };
+  }
+  sequence(): Alt {
+    const out: Alt = [];
+    while (this.i < this.s.length && this.s[this.i] !== "|" && this.s[this.i] !== ")") {
+      const t = this.term();
+      if (t) out.push(t);
+    }
+    return out;
+  }
+  alternation(): Alt[] {
+    const alts = [this.sequence()];
+    while (this.s[this.i] === "|") {
+      this.i++;
+      alts.push(this.sequence());
+    }
+    return alts;
+  }
+}
+
+/** Degree of a sequence: the longest run of repeated elements that can share characters. */
+function seqDegree(seq: Alt): number {
+  let best = 0, chain = 0, last = 0n;
+  for (const t of seq) {
+    const inner = t.group ? Math.max(0, ...t.group.map(seqDegree)) : 0;
+    const repeated = t.max === Infinity;
+    if (t.group) {
+      let d = inner;
+      if (t.max > 1 && inner > 0) {
+        // Iterations chain unless each must start with a character none of the group's
+        // repeated elements can take.
+        const head = t.group.length === 1 ? t.group[0].find((x) => x.min > 0) : undefined;
+        const tails = t.group.flat().filter((x) => x.max === Infinity || x.group).reduce((m, x) => m | x.set, 0n);
+        const anchored = head !== undefined && t.group[0][0] === head && (head.set & tails) === 0n;
+        d = anchored ? inner : t.max === Infinity ? Infinity : inner * t.max;
+      } else if (repeated) d = Infinity; // (x)+ with nothing repeated inside is fine; inner>0 handled above
+      if (repeated && inner === 0) d = 1;
+      // The group is entered through its first required element when it has one.
+      const head = t.group.length === 1 && t.group[0][0]?.min > 0 ? t.group[0][0] : null;
+      const entry = head && head.max !== Infinity && !head.group ? head.set : t.set;
+      if (d > 0) {
+        chain = (entry & last) !== 0n && t.min === 0 ? chain + d : (entry & last) !== 0n ? chain + d : d;
+        last = t.set;
+      } else if (t.min > 0 && (entry & last) === 0n) {
+        chain = 0;
+        last = 0n;
+      }
+    } else if (repeated) {
+      chain = (t.set & last) !== 0n ? chain + 1 : 1;
+      last = t.set;
+    } else if (t.min > 0 && (t.set & last) === 0n) {
+      // A required character the last repeated element cannot take ends the ambiguity.
+      chain = 0;
+      last = 0n;
+    }
+    best = Math.max(best, chain);
+  }
+  return best;
+}
+
+export function backtrackDegree(source: string, flags = "u"): number {
+  const p = new Parser(source, flags);
+  return Math.max(0, ...p.alternation().map(seqDegree));
+}
 
 /**
  * Both checks; null when the pattern is safe to evaluate on untrusted screens.
- * `maxLen` is the longest text the pattern will ever be run on.
  */
-export function checkRegex(re: RegExp, pattern: string, budgetMs = REDOS_BUDGET_MS, maxLen = SCREEN_CHARS): RedosFinding | null {
+export function checkRegex(re: RegExp): RedosFinding | null {
   const nested = nestedQuantifier(re.source);
   if (nested) return { kind: "nested-quantifier", detail: `catastrophic backtracking risk: ${nested}` };
-  const slow = slowInput(re, pattern, false, budgetMs, maxLen);
-  if (slow) return { kind: "slow", detail: `too slow on adversarial input (${slow}; budget ${budgetMs} ms)` };
+  const degree = backtrackDegree(re.source, re.flags);
+  if (degree >= MAX_DEGREE) {
+    return { kind: "polynomial", detail: `catastrophic backtracking risk: ${degree === Infinity ? "unbounded" : degree} repeated elements can share the same characters in a row (limit ${MAX_DEGREE - 1})` };
+  }
   return null;
 }
