@@ -115,3 +115,32 @@ describe("writers never leave half a file", () => {
 });
 
 test("tools these tests need", { skip: !which("pgrep") && "pgrep is not installed" }, () => {});
+
+describe("interactive recorder, signalled from outside", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("SIGINT in raw mode: the exit event and the summary are written, exit 130", async () => {
+    const sock = path.join(dir, "int.sock");
+    const p = path.join(dir, "int.cast");
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const pane = () => tm("capture-pane", "-p", "-t", "i").stdout;
+    const wait = async (pred: () => boolean) => {
+      const end = Date.now() + 15000;
+      while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      return pred();
+    };
+    tm("new-session", "-d", "-s", "i", "-x", "100", "-y", "30", `${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`);
+    try {
+      assert.ok(await wait(() => /recording to/.test(pane())), pane());
+      tm("send-keys", "-t", "i", "-l", "echo alive");
+      tm("send-keys", "-t", "i", "Enter");
+      assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
+      spawnSync("pkill", ["-INT", "-f", `record -o ${p}`]);
+      assert.ok(await wait(() => /RC=\d+/.test(pane())), pane());
+      assert.match(pane(), /pstlab: recorded .*int\.cast/);
+      assert.match(pane(), /RC=130/);
+    } finally {
+      tm("kill-server");
+    }
+    const back = await readBack(p);
+    assert.equal(back.events.at(-1)?.kind, "exit");
+  });
+});
