@@ -144,6 +144,10 @@ export const command = defineCommand(spec, async (p) => {
   if (opts.captureInput && !quiet) err("pstlab: warning: --capture-input records everything typed, passwords included\n");
   if (!quiet) err(`pstlab: recording to ${outPath}${opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"}\n`);
   opts.onWarning = (m) => err(`pstlab: warning: ${m}\n`);
+  // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
+  // recorder and orphans the child; handled for the rest of the run (a signal still
+  // pending when a handler goes would kill it), the write fails with EFBIG instead.
+  process.on("SIGXFSZ", () => {});
   let r: SessionResult;
   try {
     r = await runSession(opts, o.writer);

@@ -313,9 +313,6 @@ class Session {
     // In raw mode a typed Ctrl-C is a byte for the program, not a signal: a SIGINT that
     // arrives anyway came from outside (kill -INT) and ends the recording like SIGTERM.
     this.handlers = ["SIGTERM", "SIGHUP", "SIGQUIT", "SIGINT"].map((s) => [s, onSignal(s)]);
-    // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
-    // recorder and orphans the child; handled, the write fails with EFBIG and ends the recording.
-    this.handlers.push(["SIGXFSZ", () => {}]);
     for (const [s, h] of this.handlers) process.on(s as NodeJS.Signals, h);
     const timeout = this.o.timeout;
     if (timeout) {
