@@ -16,11 +16,12 @@ export const ALLOWED: Record<string, string[]> = {
   "lib/detect": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "fixtures/manifests"],
   "lib/score": ["lib", "lib/osc7501", "lib/recording", "lib/detect"],
   "lib/report": ["lib", "lib/osc7501", "lib/recording", "lib/detect", "lib/score"],
+  "lib/check": ["lib", "lib/osc7501", "lib/recording", "lib/detect"],
   "lib/session": ["lib", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen"],
   "lib/sim": ["lib", "lib/osc7501"],
-  "replay": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score"],
+  "replay": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/check"],
   "bench": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/sim", "replay"],
-  "lib/cli": ["lib", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/report", "lib/session", "lib/sim", "replay"],
+  "lib/cli": ["lib", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/report", "lib/check", "lib/session", "lib/sim", "replay"],
   ".": ["lib", "lib/cli", "lib/osc7501"], // main.ts
   "tools": [],
 };

@@ -5,9 +5,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { err, out, defineCommand } from "./common.ts";
-import { choice, flag, NONE, number, text } from "./options.ts";
+import { defineCommand, err, out, runCommand } from "./common.ts";
+import { choice, flag, NONE, number, PROTOCOL, text } from "./options.ts";
 import { command as report } from "./report.ts";
+import { command as check } from "./check.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
@@ -16,14 +17,16 @@ import { selfArgv } from "../runtime.ts";
 export const spec = {
   name: "demo",
   summary: "score the detectors on the bundled capture, then on a live simulated session",
-  usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE]",
+  usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE] [--protocol MODE]",
   options: {
     "no-live": flag("only the bundled capture"),
+    "no-report": flag("only record the live session (with --record: how fixtures/make-sim-captures.sh makes its captures)"),
     tasks: number("N", "tasks in the live session (default 3)", { min: 1, max: 1000, integer: true }),
     scale: number("F", "live session speed: durations × F (default 0.3)", { min: 0.05, max: 10 }),
     seed: number("N", "seed for the agent and its simulated user (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
     record: text("FILE", "keep the live recording here (default: a temporary file)"),
     format: choice("FORMAT", ["table", "markdown"] as const, "table (default) or markdown"),
+    protocol: { ...PROTOCOL, help: "how the simulated agent reports: correct (default) or a regression that\ncheck must catch: none, late=DURATION, no-blocked, stale, malformed, children, flap" },
   },
   positionals: NONE,
   notes: [
@@ -59,8 +62,10 @@ export const command = defineCommand(spec, async (p) => {
   const seed = v.seed ?? 7;
   const dir = v.record ? null : fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-demo-"));
   const file = v.record ?? path.join(dir!, "live.cast");
-  const argvSim = [...selfArgv(), "sim", "--seed", String(seed), "--tasks", String(tasks), "--scale", String(scale)];
-  out(`# ${bundled && !v.record ? "2" : "1"}. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${tasks === 1 ? "" : "s"}, durations × ${scale}); pstlab answers its OSC 7501 query.\n`);
+  const protocol = v.protocol ?? { mode: "correct" };
+  const mode = protocol.mode === "late" ? `late=${protocol.delay}s` : protocol.mode;
+  const argvSim = [...selfArgv(), "sim", "--seed", String(seed), "--tasks", String(tasks), "--scale", String(scale), "--protocol", mode];
+  out(`# ${bundled && !v.record ? "2" : "1"}. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${tasks === 1 ? "" : "s"}, durations × ${scale}, emitter ${mode}); pstlab answers its OSC 7501 query.\n`);
   const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"));
   env.TERM = "xterm-256color";
   // A generous cap: a task takes ~25 s at scale 1; a stuck session must still end.
@@ -69,7 +74,7 @@ export const command = defineCommand(spec, async (p) => {
     title: "pstlab sim (simulated Claude-like agent)", envCapture: {},
     provenance: provenance({ query_answered: true, emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`, truth: "labels-fifo (the agent's own state)" }),
   });
-  header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}`;
+  header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${mode === "correct" ? "" : ` --protocol ${mode}`}`;
   const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
   const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();
@@ -80,9 +85,14 @@ export const command = defineCommand(spec, async (p) => {
   }, o.writer);
   o.file.close();
   err(`  recorded ${path.relative(process.cwd(), file) || file}: ${r.duration.toFixed(1)} s, ${r.reports} OSC 7501 reports, exit ${r.status}\n\n`);
-  out(`$ pstlab report ${v.record ? file : "<live.cast>"}\n\n`);
+  if (v["no-report"]) return 0;
+  const shown = v.record ? file : "<live.cast>";
+  out(`$ pstlab report ${shown}\n\n`);
   await report.run([file, "--format", fmt]);
+  // The emitter's side: does this capture keep the protocol? (exit 1 when it does not)
+  out(`\n$ pstlab check ${shown}\n\n`);
+  const verdict = await runCommand(() => check.run([file, "--format", fmt === "markdown" ? "markdown" : "text"]));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   else out(`\n(kept ${file}; try: pstlab report ${file} --format html -o report.html)\n`);
-  return 0;
+  return verdict;
 });

@@ -7,6 +7,7 @@
 
 import { UsageError } from "../errors.ts";
 import { parseDuration, parseNumber, parseSize } from "../units.ts";
+import { PROTOCOL_MODES, type ProtocolMode } from "../sim/agent.ts";
 
 export interface Opt<T> {
   short?: string;
@@ -94,6 +95,19 @@ export const MANIFEST = text(
 );
 export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
 export const SIZE: Opt<{ cols: number; rows: number }> = { arg: "COLSxROWS", help: "size for inputs without one (raw, ttyrec); default 120x32", parse: (s, f) => parseSize(s, f) };
+/** `--protocol MODE` of the simulated agent (sim, demo). */
+export const PROTOCOL: Opt<ProtocolMode> = {
+  arg: "MODE",
+  help: "how the agent reports: correct (default), none, late=DURATION, no-blocked,\nstale, malformed, children, flap (see pstlab sim --help)",
+  parse: (s, f) => {
+    const late = /^late=(.+)$/.exec(s);
+    if (late) return { mode: "late", delay: parseDuration(late[1], f) };
+    const plain = ["correct", "none", "no-blocked", "stale", "malformed", "children", "flap"] as const;
+    if ((plain as readonly string[]).includes(s)) return { mode: s as (typeof plain)[number] };
+    throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.join(", ")})`);
+  },
+};
+
 export const INPUT_FORMATS = ["v3", "v2", "raw", "ttyrec", "script", "snapshot"] as const;
 
 /** How every reading command opens its input. */

@@ -7,7 +7,7 @@ import { AT_LEAST_ONE_FILE, DETECTORS, duration, flag, formatFor, choice, INPUT_
 import { openOptions } from "./input.ts";
 import { defaultDetectorNames } from "../detect/detectors.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { AUTO } from "../detect/choose.ts";
+import { AUTO, usesAuto } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText } from "../../replay/embed.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
@@ -72,11 +72,13 @@ function gateFrom(v: V): Gate | null {
   return { detectors: v.gate ?? ["protocol"], maxLatency: v["max-latency"], maxMissed: v["max-missed"], maxFalse: v["max-false"] };
 }
 
+/** Progress on stderr: a line redrawn in place on a terminal; elsewhere one line per file, and only for several files. */
 function progressLine(): (done: number, total: number, path: string, t?: number) => void {
   const tty = !!(process.stderr as { isTTY?: boolean }).isTTY;
   let lastLine = 0;
   return (done, total, path, t) => {
-    if (total < 2 && t === undefined) return;
+    if (total < 2 && (t === undefined || !tty)) return;
+    if (!tty && t !== undefined) return;
     const now = performance.now();
     if (now - lastLine < 250 && done < total) return;
     lastLine = now;
@@ -138,6 +140,10 @@ export const command = defineCommand(spec, async (p) => {
   const truth = v.truth ?? "auto";
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const gate = gateFrom(v);
+  // A gate must name a detector of the run (or one `auto` becomes): a typo must not pass CI silently.
+  const gateable = (g: string) => detectors.includes(g) || detectors.some((d) => usesAuto(d) && d.split(":")[0] === g.split(":")[0] && (d.split("@")[1] ?? "") === (g.split("@")[1] ?? ""));
+  const badGate = gate?.detectors.find((g) => !gateable(g));
+  if (badGate) throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
   const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, p.positionals.length));
   const open = openOptions(v);
   const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());

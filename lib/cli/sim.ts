@@ -1,26 +1,37 @@
 // `pstlab sim`: the bundled simulated agent, in this terminal.
 
 import { defineCommand } from "./common.ts";
-import { flag, NONE, number } from "./options.ts";
+import { flag, NONE, number, PROTOCOL } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
 
 export const spec = {
   name: "sim",
   summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
-  usage: "pstlab sim [--seed N] [--tasks N] [--scale F] [--prompt-rate P] [--always-report]",
+  usage: "pstlab sim [--seed N] [--tasks N] [--scale F] [--prompt-rate P] [--always-report] [--protocol MODE]",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
     tasks: number("N", "tasks before it accepts /exit (default 30)", { min: 0, max: 10000, integer: true }),
     scale: number("F", "multiply every duration (0.25 = four times faster; default 1)", { min: 0.001, max: 100 }),
     "prompt-rate": number("P", "chance of a permission prompt per task (default 0.9)", { min: 0, max: 1 }),
     "always-report": flag("emit OSC 7501 even when the terminal does not answer the query"),
+    protocol: PROTOCOL,
   },
   positionals: NONE,
   notes: [
     "Type a task and Enter; answer prompts with 1/2/3; /exit quits. It writes its true",
     "state to $PSTLAB_LABELS when recorded by pstlab record, so captures carry truth.",
+    "",
+    "--protocol MODE makes it a regressed emitter, for testing `pstlab check`:",
+    "  correct       reports as Claude Code does (the default)",
+    "  none          never reports",
+    "  late=DURATION every report delayed, e.g. late=2s",
+    "  no-blocked    never reports blocked, though the prompt shows",
+    "  stale         exits still reporting working (no final idle)",
+    "  malformed     every fourth report broken: bad base64, an oversize msg, a control character",
+    "  children      a root record plus a child record task/N per task, done at its end",
+    "  flap          at each prompt: blocked → working → blocked within 100 ms",
   ],
-  examples: ["pstlab sim", "pstlab record -o sim.cast -- pstlab sim --tasks 3", "pstlab demo   # records it with a simulated user and scores the detectors"],
+  examples: ["pstlab sim", "pstlab record -o sim.cast -- pstlab sim --tasks 3", "pstlab sim --protocol late=2s", "pstlab demo   # records it with a simulated user and scores the detectors"],
 };
 
 export const command = defineCommand(spec, async (p) => {
@@ -31,5 +42,6 @@ export const command = defineCommand(spec, async (p) => {
     scale: v.scale ?? 1,
     promptRate: v["prompt-rate"] ?? 0.9,
     alwaysReport: !!v["always-report"],
+    protocol: v.protocol,
   });
 });

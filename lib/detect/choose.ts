@@ -17,7 +17,7 @@ const PROGRAMS: [RegExp, string][] = [
   [/\bcodex\b/i, "codex"],
   [/\bclaude\b/i, "claude"],
   // pstlab's simulated agent draws Claude Code's screens on purpose.
-  [/\bpstlab[ -]sim\b/i, "claude"],
+  [/\b(?:pstlab|main\.ts)[ -]sim\b/i, "claude"],
 ];
 
 function match(text: string): string | null {

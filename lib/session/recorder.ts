@@ -261,9 +261,11 @@ class Session {
     }
     // Piped input ran out: the program gets the terminal's end of file (VEOF, ^D), twice
     // if a line is pending (the first only ends the line), as a person typing would.
+    // Only after input actually came: an empty stdin (CI, /dev/null) types nothing, not
+    // even ^D, into a program that may be reading the terminal's replies.
     const onEnd = () => {
-      if (!o.headless && stdin.isTTY) return;
-      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d || this.lastInput === -1 ? "\x04" : "\x04\x04");
+      if ((!o.headless && stdin.isTTY) || this.lastInput === -1) return;
+      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
     };
     if (o.forwardStdin) stdin.on("end", onEnd);
     process.on("exit", this.restoreTerminal);

@@ -24,7 +24,26 @@ export interface AgentOptions {
   promptRate: number;
   /** Emit OSC 7501 even without a positive query reply. */
   alwaysReport: boolean;
+  /** How the agent reports (a correct emitter, or one of the regressions `check` must catch). */
+  protocol?: ProtocolMode;
 }
+
+/**
+ * The emitter's behaviour, to regression-test `check` against:
+ *  correct     reports as Claude Code does
+ *  none        never reports
+ *  late        every report delayed by `delay` seconds
+ *  no-blocked  never reports blocked (the prompt still shows)
+ *  stale       leaves working at exit (no final idle)
+ *  malformed   every fourth report broken: bad base64, an oversize msg, or a control character in msg
+ *  children    a root record plus one child record task/N per task, done at its end
+ *  flap        at a prompt: blocked → working → blocked within 100 ms
+ */
+export type ProtocolMode =
+  | { mode: "correct" | "none" | "no-blocked" | "stale" | "malformed" | "children" | "flap" }
+  | { mode: "late"; delay: number };
+
+export const PROTOCOL_MODES = ["correct", "none", "late=DURATION", "no-blocked", "stale", "malformed", "children", "flap"];
 
 const te = new TextEncoder();
 const VERBS = ["Reticulating", "Pondering", "Brewing", "Spelunking", "Percolating", "Noodling", "Synthesizing", "Marinating", "Conjuring", "Clauding"];
@@ -80,6 +99,11 @@ class Tty {
   /** The true state, to $PSTLAB_LABELS when recorded by pstlab (before the screen shows it). */
   label(l: string): void {
     if (this.labelsPath) fs.appendFileSync(this.labelsPath, l + "\n");
+  }
+
+  /** Gives back what a read held past the end of a line. */
+  unread(rest: string): void {
+    this.queue.unshift(rest);
   }
 
   /** The next read from the terminal (one or more keys). */
@@ -162,8 +186,25 @@ class Agent {
     this.view = new View(tty, Math.min((process.stdout as { columns?: number }).columns || 120, 200));
   }
 
+  private reportCount = 0;
+
+  /** A report, as the protocol mode has it (the random draws of the scenario are untouched). */
   private report(body: string): void {
-    if (this.supported) this.tty.out(`\x1b]7501;${body}\x1b\\`);
+    const mode = this.o.protocol ?? { mode: "correct" };
+    if (!this.supported || mode.mode === "none") return;
+    if (mode.mode === "no-blocked" && body.startsWith("state=blocked")) return;
+    let b = body;
+    if (mode.mode === "malformed" && ++this.reportCount % 4 === 0) {
+      const bad = ["msg=A", `msg=${b64("x".repeat(2100))}`, `msg=${b64("tab\there")}`][(this.reportCount / 4) % 3];
+      b = `${body.replace(/:msg=[^:]*/, "")}:${bad}`;
+    }
+    const seq = `\x1b]7501;${b}\x1b\\`;
+    if (mode.mode === "late") setTimeout(() => this.tty.out(seq), mode.delay * 1000);
+    else this.tty.out(seq);
+  }
+
+  private mode(): ProtocolMode["mode"] {
+    return (this.o.protocol ?? { mode: "correct" }).mode;
   }
 
   private title(t: string): void {
@@ -199,15 +240,24 @@ class Agent {
     this.report("state=idle:app=claude-code");
   }
 
-  /** Idle: wait in a read for the next task, typed key by key (or pasted), echoed in the box. */
+  /**
+   * Idle: wait in a read for the next task, typed key by key or pasted, echoed in the box.
+   * Like a real line editor it submits on \r or \n wherever it falls in a read
+   * (`send "fix the bug\r"` arrives as one read); what follows stays for the next read.
+   */
   private async readTask(): Promise<string | typeof INTERRUPT> {
     let text = "";
     while (true) {
       const k = await this.tty.read();
-      if (k === "\x03") return INTERRUPT;
-      if (k === "\r" || k === "\n") return text;
-      text += k === "\x7f" ? "" : k;
-      if (k === "\x7f") text = text.slice(0, -1);
+      for (let i = 0; i < k.length; i++) {
+        const ch = k[i];
+        if (ch === "\x03") return INTERRUPT;
+        if (ch === "\r" || ch === "\n") {
+          if (i + 1 < k.length) this.tty.unread(k.slice(i + 1));
+          return text;
+        }
+        text = ch === "\x7f" ? text.slice(0, -1) : text + ch;
+      }
       this.view.region(this.view.idleBox(text));
     }
   }
@@ -215,9 +265,17 @@ class Agent {
   /** A permission prompt: the truth first, then the report, then the dialog; waits for an answer. */
   private async askPermission(tool: string, arg: string, text: string, verb: string, started: number): Promise<typeof INTERRUPT | null> {
     this.tty.label("truth:blocked:permission");
-    this.report(`state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`);
+    const blocked = `state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`;
+    this.report(blocked);
     this.title("✳ Claude Code");
     this.view.region(this.view.permission(tool, arg));
+    if (this.mode() === "flap") {
+      // A redraw that re-reports: working for a moment while the prompt stays up.
+      await sleep(0.03);
+      this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+      await sleep(0.03);
+      this.report(blocked);
+    }
     const k = await this.tty.read();
     if (k === "\x03") return INTERRUPT;
     this.view.erase();
@@ -234,6 +292,7 @@ class Agent {
     const started = performance.now();
     this.tty.label("truth:working");
     this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+    if (this.mode() === "children") this.report(`state=working:id=task/${task}:title=${b64(text)}`);
     this.view.transcript([`\x1b[2m> ${text}\x1b[0m`, ""]);
     const verb = pick(r, VERBS);
     await this.spin(between(r, 1, 3), verb, started);
@@ -253,6 +312,7 @@ class Agent {
     const lines = [`\x1b[38;5;114m⏺\x1b[0m ${pick(r, REPLIES)}`];
     if (r() < 0.3) lines.push("", "  Would you like me to add a regression test?");
     lines.push("", `\x1b[2m✻ Worked for ${Math.round((performance.now() - started) / 1000)}s\x1b[0m`, "");
+    if (this.mode() === "children") this.report(`state=done:id=task/${task}`);
     this.idle();
     this.title("✳ Claude Code");
     this.view.transcript(lines);
@@ -273,7 +333,8 @@ class Agent {
       if (text.trim() === "/exit" || task > this.o.tasks) {
         this.tty.label("truth:idle");
         this.view.transcript([`\x1b[2m> ${text}\x1b[0m`, "Bye!"]);
-        this.report("state=idle:app=claude-code");
+        // stale: the regression where the program exits still saying it works.
+        this.report(this.mode() === "stale" ? "state=working:app=claude-code" : "state=idle:app=claude-code");
         this.tty.out("\x1b]0;\x07");
         return 0;
       }

@@ -1,0 +1,58 @@
+// Spec lint: what a strict terminal makes of the program's reports, from the tracker's
+// events over the whole capture.
+
+import type { ProtocolEvent } from "../osc7501/tracker.ts";
+import type { StoredRecord } from "../osc7501/store.ts";
+import { type Finding, finding } from "./findings.ts";
+import { fmtT } from "./intervals.ts";
+
+/** The spec's minimum a terminal must keep (§4: at most 256, at least 64). */
+export const MIN_TERMINAL_RECORDS = 64;
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+/** What the check reads of a capture's protocol side. */
+export interface ProtocolLog {
+  events: ProtocolEvent[];
+  /** The records in force just before the program's exit event (null: no exit event). */
+  exit: { t: number; live: StoredRecord[] } | null;
+  /** When live records first exceeded MIN_TERMINAL_RECORDS, and how many. */
+  overflow: { t: number; count: number } | null;
+  /** Whether the recorder answered the query (provenance), null when unknown. */
+  queryAnswered: boolean | null;
+  end: number;
+}
+
+const who = (id: string | null) => (id === null ? "(root)" : id);
+
+export function specLint(log: ProtocolLog): Finding[] {
+  const out: Finding[] = [];
+  let reports = 0, plain = 0, queries = 0, firstPlain = 0;
+  for (const e of log.events) {
+    if (e.type === "discarded" || e.type === "ignored") {
+      out.push(finding("discarded-report", e.t, e.t, `${e.type} (${e.reason}): ${e.detail}`));
+    } else if (e.type === "query") queries++;
+    else if (e.type === "report" && e.source === "osc7501") {
+      reports++;
+      if (e.depth === 0 && plain++ === 0) firstPlain = e.t;
+      if (e.state === "blocked" && e.kind === null) out.push(finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`));
+      for (const [k, v] of [["msg", e.msg], ["title", e.title]] as const) {
+        if (v !== null && INVISIBLE.test(v)) out.push(finding("invisible-text", e.t, e.t, `${who(e.id)} ${k} holds bidi overrides or invisible formatting`));
+      }
+    }
+  }
+  if (log.exit) {
+    const left = log.exit.live.filter((r) => r.state === "working" || r.state === "blocked");
+    if (left.length) {
+      out.push(finding("left-at-exit", log.exit.t, log.exit.t, `the program exited with ${left.map((r) => `${who(r.id)} ${r.state}`).join(", ")} (report done, error or idle before exiting)`));
+    }
+  } else if (reports > 0) out.push(finding("no-exit", log.end, log.end, "no exit event: the records left at exit are not checked"));
+  if (log.overflow) {
+    out.push(finding("too-many-records", log.overflow.t, log.overflow.t, `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`));
+  }
+  if (plain > 0) out.push(finding("tmux-passthrough", firstPlain, log.end, `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough: inside tmux they are dropped`));
+  if (reports > 0 && log.queryAnswered === false) out.push(finding("query", 0, log.end, `${reports} reports although the terminal did not answer the query`));
+  if (reports === 0 && queries > 0 && log.queryAnswered !== false) out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
+  return out;
+}
+
+export { fmtT };

@@ -1,0 +1,27 @@
+// The README's "regression-test your emitter in CI" job runs as written: every `run:`
+// step but `npm ci` (the suite already has the dependencies), in a fresh folder that
+// holds the checkout as the job's checkout step would.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ROOT, tmpDir, which } from "../testkit.ts";
+
+const dir = tmpDir("pstlab-readme-ci-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test("README: the CI job's steps pass on this checkout and produce the report and the JUnit file", { skip: !which("bash") && "bash is not installed" }, () => {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const block = /<!-- ci-job -->\n```yaml\n([\s\S]*?)```\n<!-- \/ci-job -->/.exec(readme);
+  assert.ok(block, "the README has the marked CI job");
+  const runs = [...block[1].matchAll(/^\s*- run: (.+)$/gm)].map((m) => m[1]).filter((c) => c !== "npm ci");
+  assert.equal(runs.length, 3);
+  for (const entry of ["main.ts", "lib", "replay", "fixtures", "node_modules", "package.json"]) fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry));
+  for (const cmd of runs) {
+    const r = spawnSync("bash", ["-c", cmd], { cwd: dir, encoding: "utf8", timeout: 120000, env: { ...process.env, NO_COLOR: "1" } });
+    assert.equal(r.status, 0, `${cmd}\n${r.stdout}\n${r.stderr}`);
+  }
+  assert.match(fs.readFileSync(path.join(dir, "check.xml"), "utf8"), /<testsuites name="pstlab check" tests="\d+" failures="0">/);
+  assert.match(fs.readFileSync(path.join(dir, "report.html"), "utf8"), /AsciinemaPlayer/);
+});
