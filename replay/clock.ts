@@ -18,12 +18,13 @@ export interface RunOptions {
   onEvent?: (e: Event) => void;
 }
 
-const key = (v: Verdict) => `${v.state}|${v.needsYou}|${v.rule}`;
+/** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */
+const same = (a: Verdict | null, b: Verdict) => a !== null && a.state === b.state && a.needsYou === b.needsYou && a.rule === b.rule;
 
 export class Sampler {
   private next: number[]; // next sample index k per detector (t = k·interval)
   readonly timelines: Timeline[];
-  private last: (string | null)[];
+  private last: (Verdict | null)[];
 
   constructor(readonly detectors: Detector[], readonly observer: Observer) {
     this.next = detectors.map(() => 0);
@@ -37,10 +38,9 @@ export class Sampler {
     const verdict = d.judge(o);
     const tl = this.timelines[i];
     tl.samples++;
-    const k = key(verdict);
-    if (k !== this.last[i]) {
+    if (!same(this.last[i], verdict)) {
       tl.points.push({ t, verdict });
-      this.last[i] = k;
+      this.last[i] = verdict;
     }
     return d.holdsUntil ? d.holdsUntil(o) : t;
   }

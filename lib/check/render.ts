@@ -2,7 +2,7 @@
 // (versioned); JUnit (one testcase per check and file, one <failure> per violation);
 // markdown for an issue, with the capture's hash and the exact command.
 
-import { CHECKS, type CheckName, type CheckRun, counts, exitCodeOf, type FileCheck, type Finding, type Severity } from "./findings.ts";
+import { CHECKS, type CheckName, type CheckRun, counts, exitCodeOf, type Finding, type Severity } from "./findings.ts";
 import { disarm, paint, round6, stripInvisible } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 

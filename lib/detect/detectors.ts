@@ -91,13 +91,16 @@ function screenVerdict(m: Manifest, o: Observation): Verdict {
 
 export class ProtocolDetector implements Detector {
   readonly name: string;
+  /** A function of the record store: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
+  private last: { version: number; verdict: Verdict } | null = null;
   constructor(readonly every = 0) {
     this.name = every === 0 ? "protocol" : `protocol@${formatInterval(every)}`;
   }
-  /** A function of the screen, the tail or the records: only an event changes it. */
-  readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
-    return recordVerdict(o.store.attention());
+    // Judged after every event ("@write"): the attention ranking is recomputed only when the store changed.
+    if (this.last?.version !== o.storeVersion) this.last = { version: o.storeVersion, verdict: recordVerdict(o.store.attention()) };
+    return this.last.verdict;
   }
 }
 

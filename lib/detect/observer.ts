@@ -4,7 +4,7 @@
 // look at the screen never pays for rendering it).
 
 import { Screen } from "../screen/screen.ts";
-import { stripTail, TailBuffer } from "../screen/tail.ts";
+import { IncrementalTail } from "../screen/tail.ts";
 import { Tracker } from "../osc7501/tracker.ts";
 import type { Store } from "../osc7501/store.ts";
 import type { Event, Header } from "../recording/model.ts";
@@ -27,6 +27,8 @@ export interface Observation extends RegionSource {
   store: Store;
   /** Time of the last applied OSC 7501 / mapped OSC 9;4 report (-Infinity before any). */
   lastReportAt: number;
+  /** Bumped whenever the record store may have changed (a report, a lifetime event). */
+  storeVersion: number;
   /**
    * A value computed once per screen state: detectors sharing a manifest share its
    * evaluation, and an unchanged screen is never evaluated twice (a 10 Hz spinner
@@ -38,23 +40,28 @@ export interface Observation extends RegionSource {
 export class Observer {
   readonly screen: Screen;
   readonly tracker: Tracker;
-  readonly tail = new TailBuffer();
+  readonly tail = new IncrementalTail();
   private lastOutputAt = -Infinity;
   private firstOutputAt: number | null = null;
   private exited = false;
   private lastReportAt = -Infinity;
-  private tailCache: { version: number; rows: string[] } | null = null;
-  private memoStamp = "";
+  private memoStamp = -1;
   private memoMap = new Map<string, unknown>();
+  private storeVersion = 0;
+  /** Bumped by every applied event: an observation is the same object until then (detectors sampled at one instant share it). */
+  private eventCount = 0;
+  private cached: { t: number; events: number; o: Observation } | null = null;
 
   constructor(header: Header, opts: { convertEol?: boolean } = {}) {
     this.screen = new Screen(header.cols, header.rows, { convertEol: opts.convertEol });
     this.tracker = new Tracker((e) => {
       if (e.type === "report") this.lastReportAt = e.t;
+      if (e.type === "report" || e.type === "lifecycle") this.storeVersion++;
     });
   }
 
   apply(e: Event): void {
+    this.eventCount++;
     switch (e.kind) {
       case "output":
         if (e.bytes.length === 0) return;
@@ -75,6 +82,14 @@ export class Observer {
   }
 
   observe(t: number): Observation {
+    const c = this.cached;
+    if (c && c.t === t && c.events === this.eventCount) return c.o;
+    const o = this.build(t);
+    this.cached = { t, events: this.eventCount, o };
+    return o;
+  }
+
+  private build(t: number): Observation {
     const screen = this.screen;
     // deno-lint-ignore no-this-alias -- the observation's methods close over the observer
     const self = this;
@@ -90,17 +105,13 @@ export class Observer {
       exited: this.exited,
       screenVersion: screen.version,
       tailVersion: this.tail.version,
-      tailRows(): string[] {
-        if (self.tailCache?.version !== self.tail.version) {
-          self.tailCache = { version: self.tail.version, rows: stripTail(self.tail.bytes()).split("\n") };
-        }
-        return self.tailCache.rows;
-      },
+      tailRows: () => self.tail.rows(),
       store: this.tracker.store,
       lastReportAt: this.lastReportAt,
+      storeVersion: this.storeVersion,
       memo<T>(key: string, fn: () => T): T {
         // Every write bumps the screen version (titles and OSC 9 arrive by writes too).
-        const stamp = `${screen.version}|${self.exited}`;
+        const stamp = screen.version * 2 + (self.exited ? 1 : 0);
         if (stamp !== self.memoStamp) {
           self.memoStamp = stamp;
           self.memoMap.clear();

@@ -39,7 +39,10 @@ interface XTerm {
   write(data: Uint8Array | string, cb?: () => void): void;
   input(data: string, wasUserInput?: boolean): void;
   dispose(): void;
-  _core?: { writeSync?(data: Uint8Array | string): void };
+  _core?: {
+    writeSync?(data: Uint8Array | string): void;
+    _inputHandler?: { onRequestRefreshRows?(cb: (range: { start: number; end: number } | undefined) => void): unknown };
+  };
 }
 
 export interface ScreenOptions {
@@ -64,6 +67,13 @@ export class Screen {
   bytes = 0;
   lastOutputAt = -Infinity;
   private rowsCache: { version: number; rows: string[] } | null = null;
+  /**
+   * Viewport rows changed since the last read: xterm's input handler reports the dirty
+   * row range of each write (all rows on a scroll, a buffer switch, a reset); "all"
+   * also after a resize, or when this xterm build does not report ranges.
+   */
+  private dirty: { start: number; end: number } | "all" = "all";
+  private tracksDirty = false;
 
   constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
     this.term = new Terminal({
@@ -89,6 +99,11 @@ export class Screen {
       installResponder(this.term, reply);
     }
     const core = this.term._core;
+    const refresh = core?._inputHandler?.onRequestRefreshRows;
+    if (refresh) {
+      this.tracksDirty = true;
+      refresh.call(core!._inputHandler, (r) => this.markDirty(r));
+    }
     if (core?.writeSync) this.writeSync = (b) => core.writeSync!(b);
     else {
       // Public-API fallback: an empty "user input" makes the next write parse at once.
@@ -118,6 +133,13 @@ export class Screen {
     if (cols === this.term.cols && rows === this.term.rows) return;
     this.term.resize(cols, rows);
     this.version++;
+    this.dirty = "all";
+  }
+
+  private markDirty(r: { start: number; end: number } | undefined): void {
+    if (this.dirty === "all") return;
+    if (!r) this.dirty = "all";
+    else this.dirty = { start: Math.min(this.dirty.start, r.start), end: Math.max(this.dirty.end, r.end) };
   }
 
   /**
@@ -127,9 +149,23 @@ export class Screen {
   rows(): string[] {
     if (this.rowsCache && this.rowsCache.version === this.version) return this.rowsCache.rows;
     const b = this.term.buffer.active;
+    const n = this.term.rows;
+    const prev = this.rowsCache?.rows;
+    // Only the rows a write touched are translated again (a spinner redraw: one row of 32).
+    const reuse = this.tracksDirty && this.dirty !== "all" && prev && prev.length === n ? this.dirty : null;
+    const out: string[] = reuse ? prev!.slice() : new Array(n);
+    const from = reuse ? Math.max(0, reuse.start) : 0, to = reuse ? Math.min(n - 1, reuse.end) : n - 1;
+    for (let y = from; y <= to; y++) out[y] = (b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd();
+    this.rowsCache = { version: this.version, rows: out };
+    this.dirty = { start: Infinity, end: -Infinity };
+    return out;
+  }
+
+  /** Every viewport row read afresh (the dirty-row cache's reference, for tests). */
+  rowsFull(): string[] {
+    const b = this.term.buffer.active;
     const out: string[] = [];
     for (let y = 0; y < this.term.rows; y++) out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd());
-    this.rowsCache = { version: this.version, rows: out };
     return out;
   }
 

@@ -59,3 +59,175 @@ export function stripTail(bytes: Uint8Array): string {
     return r < 0 ? body : body.slice(r + 1);
   }).join("\n");
 }
+
+// ---- the same, maintained as output arrives -------------------------------------------
+//
+// Stripping the whole 8 KB at every sample after every write was a tenth of a dense
+// analysis. Each read is stripped once, when it arrives, into the lines it completes;
+// a sample joins the pieces of the window. That join equals stripping the window at
+// once only when no escape sequence and no UTF-8 character crosses a read boundary
+// inside the window, which is what `cleanEnd` records per read; otherwise (rare: a
+// program that splits an escape across writes) the window is stripped at once, as before.
+
+const lastLine = (l: string) => {
+  let end = l.length;
+  while (end > 0 && l.charCodeAt(end - 1) === 13) end--;
+  const body = end === l.length ? l : l.slice(0, end);
+  const r = body.lastIndexOf("\r");
+  return r < 0 ? body : body.slice(r + 1);
+};
+
+/**
+ * A piece of a line, for appending in O(1): lastLine(A + B) needs only lastLine(A), A's
+ * text after its last \r, and these facts about B.
+ */
+interface Segment {
+  /** B without its trailing \r run is empty. */
+  allCR: boolean;
+  /** B's core (without trailing \r) holds a \r: then lastLine(A + B) is B's alone. */
+  crInCore: boolean;
+  core: string;
+  /** lastLine(B) (meaningful when crInCore). */
+  own: string;
+  /** B after its last \r ("" when B ends with \r); B itself when it has none. */
+  after: string;
+  hasCR: boolean;
+}
+
+function segment(b: string): Segment {
+  let end = b.length;
+  while (end > 0 && b.charCodeAt(end - 1) === 13) end--;
+  const core = end === b.length ? b : b.slice(0, end);
+  const r = core.lastIndexOf("\r");
+  const last = b.lastIndexOf("\r");
+  return { allCR: end === 0, crInCore: r >= 0, core, own: r >= 0 ? core.slice(r + 1) : core, after: last < 0 ? b : b.slice(last + 1), hasCR: last >= 0 };
+}
+
+/** A line being assembled from segments: its lastLine and its text after the last \r. */
+interface LineState {
+  ll: string;
+  after: string;
+}
+
+function append(a: LineState, b: Segment): LineState {
+  if (b.allCR) return { ll: a.ll, after: b.hasCR ? "" : a.after };
+  if (b.crInCore) return { ll: b.own, after: b.after };
+  return { ll: a.after + b.core, after: b.hasCR ? "" : a.after + b.after };
+}
+
+const EMPTY: LineState = { ll: "", after: "" };
+
+interface Piece {
+  bytes: Uint8Array;
+  /** Stripped text before the first \n, the \r-processed lines it completes, the text after the last \n. */
+  head?: Segment;
+  lines?: string[];
+  tail?: Segment;
+  hasNewline?: boolean;
+  cleanEnd?: boolean;
+}
+
+/** Whether a text cut here strips as it would with more after it: no escape left open. */
+function escapesClosed(text: string): boolean {
+  const esc = text.lastIndexOf("\x1b");
+  if (esc < 0) return true;
+  const re = new RegExp(ESCAPES.source, "y");
+  re.lastIndex = esc;
+  const m = re.exec(text);
+  if (!m || m[0].length < 2) return false; // a lone ESC, or ESC + intermediates without a final
+  const intro = text[esc + 1];
+  if (intro === "]") return /(\x07|\x1b\\)$/.test(m[0]);
+  if ("P^_X".includes(intro)) return m[0].endsWith("\x1b\\");
+  if (intro === "[") return /^\x1b\[[0-?]*[ -/]*[@-~]$/.test(m[0]);
+  return true;
+}
+
+/** Whether bytes end on a whole UTF-8 character (a lead byte waiting for more is not). */
+function utf8Closed(b: Uint8Array): boolean {
+  for (let i = b.length - 1, k = 0; i >= 0 && k < 4; i--, k++) {
+    const c = b[i];
+    if ((c & 0xc0) === 0x80) continue;
+    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return b.length - i >= need;
+  }
+  return true;
+}
+
+const DECODER = new TextDecoder();
+
+function describe(p: Piece): Required<Piece> {
+  if (p.lines === undefined) {
+    const decoded = DECODER.decode(p.bytes);
+    const text = decoded.replace(ESCAPES, "");
+    const parts = text.split("\n");
+    p.hasNewline = parts.length > 1;
+    p.head = segment(parts[0]);
+    p.tail = segment(parts.length > 1 ? parts[parts.length - 1] : "");
+    p.lines = parts.slice(1, -1).map(lastLine);
+    p.cleanEnd = utf8Closed(p.bytes) && escapesClosed(decoded);
+  }
+  return p as Required<Piece>;
+}
+
+export class IncrementalTail {
+  private pieces: Piece[] = [];
+  private total = 0;
+  private cache: { version: number; rows: string[] } | null = null;
+  /** The first piece as cut by the window's start, described once per cut. */
+  private firstCut: { cut: number; source: Piece; piece: Piece } | null = null;
+  version = 0;
+
+  constructor(readonly size = TAIL_BYTES) {}
+
+  push(b: Uint8Array): void {
+    if (b.length === 0) return;
+    this.version++;
+    this.pieces.push({ bytes: b });
+    this.total += b.length;
+    while (this.pieces.length > 1 && this.total - this.pieces[0].bytes.length >= this.size) this.total -= this.pieces.shift()!.bytes.length;
+  }
+
+  /** The window's bytes (the last `size` bytes of output). */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(Math.min(this.total, this.size));
+    let o = out.length;
+    for (let i = this.pieces.length - 1; i >= 0 && o > 0; i--) {
+      const b = this.pieces[i].bytes;
+      const n = Math.min(o, b.length);
+      out.set(b.subarray(b.length - n), o - n);
+      o -= n;
+    }
+    return out;
+  }
+
+  /** stripTail(bytes()).split("\n"), computed from the pieces. */
+  rows(): string[] {
+    if (this.cache?.version === this.version) return this.cache.rows;
+    const rows = this.join() ?? stripTail(this.bytes()).split("\n");
+    this.cache = { version: this.version, rows };
+    return rows;
+  }
+
+  private join(): string[] | null {
+    if (this.pieces.length === 0) return [""];
+    // The first piece is cut where the window starts: described afresh from the cut.
+    const cut = this.total - this.size;
+    if (cut > 0 && (this.firstCut?.cut !== cut || this.firstCut.source !== this.pieces[0])) {
+      this.firstCut = { cut, source: this.pieces[0], piece: { bytes: this.pieces[0].bytes.subarray(cut) } };
+    }
+    const at = (i: number) => describe(i === 0 && cut > 0 ? this.firstCut!.piece : this.pieces[i]);
+    for (let i = 0; i < this.pieces.length - 1; i++) if (!at(i).cleanEnd) return null;
+    const rows: string[] = [];
+    let line = EMPTY;
+    for (let i = 0; i < this.pieces.length; i++) {
+      const p = at(i);
+      line = append(line, p.head);
+      if (!p.hasNewline) continue;
+      rows.push(line.ll);
+      for (const l of p.lines) rows.push(l);
+      line = append(EMPTY, p.tail);
+    }
+    rows.push(line.ll);
+    return rows;
+  }
+}

@@ -1,0 +1,98 @@
+// Issue 12: `report` next to the emulator it is built on, measured in the same run on
+// the same bytes. A dense capture (a Claude-like spinner redrawn every 10 ms for 2,000 s,
+// ~20 MB) through `report`'s default 15 detectors vs raw @xterm/headless parsing of the
+// same chunks (configured like Screen): the ratio is the goal (≥ 0.5). Also a capture
+// with one 1e6 s silent gap (< 1 s), and `--jobs 2` vs `--jobs 1` on 100 small captures.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import xterm from "@xterm/headless";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
+import { analyzeFile } from "../replay/analyze.ts";
+import { analyzeAll } from "../replay/pool.ts";
+import { defaultDetectorNames } from "../lib/detect/detectors.ts";
+import { openRecording } from "../lib/recording/open.ts";
+import { AsciicastWriter } from "../lib/recording/asciicast.ts";
+import { OutputFile } from "../lib/recording/sink.ts";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-analysisbench-"));
+const te = new TextEncoder();
+const FRAMES = "·✢✳✶✻✽";
+
+/** A Claude-like session: the spinner line redrawn every 10 ms, a prompt every 200 s. */
+export function writeDense(file: string, seconds: number): void {
+  const o = OutputFile.open(file, { overwrite: true });
+  const w = new AsciicastWriter(o, 3);
+  w.header({ cols: 120, rows: 32, command: "claude" });
+  w.event({ t: 0, kind: "output", bytes: te.encode("\x1b[2J\x1b[H✻ Welcome to Claude Code\r\n\r\n" + "⏺ Read(src/parser.ts)\r\n  ⎿  42 lines\r\n".repeat(6)) });
+  let t = 0;
+  for (let k = 0; t < seconds; k++) {
+    t = Math.round(k * 10) / 1000;
+    if (k % 20000 === 10000) {
+      w.event({ t, kind: "marker", label: "truth:blocked:permission" });
+      w.event({ t, kind: "output", bytes: te.encode("\x1b]7501;state=blocked:kind=permission\x1b\\\r\x1b[J Bash command\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No\r\n") });
+      k += 300; // 3 s waiting for the user, no output
+      t = Math.round(k * 10) / 1000;
+      w.event({ t, kind: "marker", label: "truth:working" });
+      w.event({ t, kind: "output", bytes: te.encode("\x1b]7501;state=working\x1b\\\x1b[6A\x1b[J⏺ Bash(npm test)\r\n  ⎿  Allowed\r\n\r\n\r\n\r\n\r\n") });
+      continue;
+    }
+    if (k === 0) w.event({ t, kind: "marker", label: "truth:working" });
+    const line = `\r\x1b[2K\x1b[38;5;174m${FRAMES[k % FRAMES.length]}\x1b[0m Pondering… (${Math.floor(t)}s · ↑ ${(k * 37) % 900 + 100} tokens · esc to interrupt)`;
+    w.event({ t, kind: "output", bytes: te.encode(k % 100 === 0 ? `\x1b[4A${line}\x1b[4B\r` : line) });
+  }
+  w.end(t);
+  o.close();
+}
+
+const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => { loadAddon(a: unknown): void; unicode: { activeVersion: string }; _core: { writeSync(b: Uint8Array): void }; dispose(): void } };
+
+async function rawParse(file: string): Promise<number> {
+  const rec = await openRecording(file);
+  const chunks: Uint8Array[] = [];
+  for await (const e of rec.events) if (e.kind === "output") chunks.push(e.bytes);
+  const term = new Terminal({ cols: rec.header.cols, rows: rec.header.rows, scrollback: 100, allowProposedApi: true, logLevel: "off" });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = "11";
+  const t0 = performance.now();
+  for (const c of chunks) term._core.writeSync(c);
+  const sec = (performance.now() - t0) / 1000;
+  term.dispose();
+  return sec;
+}
+
+async function report(file: string): Promise<number> {
+  const t0 = performance.now();
+  await analyzeFile(file, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} });
+  return (performance.now() - t0) / 1000;
+}
+
+if (import.meta.main) {
+  const seconds = Number(process.env.PSTLAB_BENCH_SECONDS ?? 2000);
+  const dense = path.join(dir, "dense.cast");
+  writeDense(dense, seconds);
+  const size = fs.statSync(dense).size / 1e6;
+  const raw = await rawParse(dense);
+  const rep = await report(dense);
+  console.log("| measurement | pstlab | baseline (same run) | ratio | goal |");
+  console.log("| --- | ---: | ---: | ---: | --- |");
+  console.log(`| report, 15 detectors, dense ${size.toFixed(1)} MB / ${seconds} s vs raw @xterm/headless parse | ${rep.toFixed(2)} s | ${raw.toFixed(2)} s | ${(raw / rep).toFixed(2)} | ≥ 0.5 |`);
+  const gap = path.join(dir, "gap.cast");
+  fs.writeFileSync(gap, '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","\\u001b]7501;state=working\\u001b\\\\hi"]\n[1000000,"o","\\u001b]7501;state=blocked:kind=question\\u001b\\\\ok? "]\n[1,"o","\\u001b]7501;state=idle\\u001b\\\\"]\n');
+  console.log(`| report, a capture with one 1e6 s silent gap | ${(await report(gap)).toFixed(2)} s | | | < 1 s |`);
+  const small: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const p = path.join(dir, `s${i}.cast`);
+    writeDense(p, 20);
+    small.push(p);
+  }
+  const opts = { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} };
+  let t0 = performance.now();
+  await analyzeAll(small, opts, 1, () => {});
+  const one = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  await analyzeAll(small, opts, 2, () => {});
+  const two = (performance.now() - t0) / 1000;
+  console.log(`| report --jobs 2 vs --jobs 1, 100 captures of 20 s | ${two.toFixed(2)} s | ${one.toFixed(2)} s | ${(one / two).toFixed(2)}× | scales (${os.cpus().length} cores) |`);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
