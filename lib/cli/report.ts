@@ -17,6 +17,8 @@ import { renderHtml } from "../report/html.ts";
 import { OutputFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import type { OpenOptions } from "../recording/open.ts";
+import type { FileResult } from "../score/result.ts";
+import { readTextFile } from "../recording/source.ts";
 
 const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"] as const;
 type ReportFormat = (typeof FORMATS)[number];
@@ -41,6 +43,8 @@ export const spec = {
     episodes: flag("list every truth episode with each detector's detection time"),
     "per-file": flag("also one table per file (JSON always has per_input)"),
     jobs: JOBS,
+    shard: text("K/N", "analyse only the K-th of N slices of the files (every N-th, from the K-th) and\nwrite a shard file for --merge (JSON), for a corpus split across machines"),
+    merge: flag("FILE… are shard files: print the report one run over all their files would print"),
     gate: list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
     "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
@@ -57,6 +61,8 @@ export const spec = {
   ],
   examples: [
     "pstlab report fixtures/captures/fake-claude.cast",
+    "pstlab report corpus/*.cast --shard 2/4 -o part2.json   # on machine 2 of 4",
+    "pstlab report --merge part*.json --format markdown",
     "pstlab report session.cast --format markdown > report.md",
     "pstlab report runs/*.cast --format json -o report.json --jobs 4",
     "pstlab report ci.cast --export-junit junit.xml --export-html report.html --export-json report.json",
@@ -131,12 +137,62 @@ function reproduceArgv(argv: string[], format: ReportFormat): string[] {
   return ["report", ...kept, ...(format === "table" ? [] : ["--format", format])];
 }
 
+/** A shard file: the analysis of some files of a list, with what is needed to pool them exactly. */
+interface Shard {
+  pstlab_shard: 1;
+  shard: string;
+  total: number;
+  detectors: string[];
+  truth: string;
+  files: { index: number; result: FileResult }[];
+}
+
+function parseShard(s: string): { k: number; n: number } {
+  const m = /^([0-9]+)\/([0-9]+)$/.exec(s);
+  const k = m ? Number(m[1]) : 0, n = m ? Number(m[2]) : 0;
+  if (!m || n < 1 || n > 100000 || k < 1 || k > n) throw new UsageError(`report: bad --shard "${s}" (use K/N with 1 ≤ K ≤ N, e.g. 2/4)`);
+  return { k, n };
+}
+
+/** The files of all shards in their original order; every index exactly once, the same detectors everywhere. */
+function mergeShards(paths: string[]): { files: FileResult[]; detectors: string[] } {
+  const parts: Shard[] = paths.map((p) => {
+    let doc: Shard;
+    try {
+      doc = JSON.parse(readTextFile(p));
+    } catch {
+      throw new UsageError(`report --merge: ${p} is not a shard file (JSON from report --shard)`);
+    }
+    if (doc?.pstlab_shard !== 1 || !Array.isArray(doc.files)) throw new UsageError(`report --merge: ${p} is not a shard file (JSON from report --shard)`);
+    return doc;
+  });
+  const first = parts[0];
+  for (const [i, part] of parts.entries()) {
+    if (part.total !== first.total || part.truth !== first.truth || part.detectors.join(",") !== first.detectors.join(",")) {
+      throw new UsageError(`report --merge: ${paths[i]} comes from a different run (files, detectors or truth differ from ${paths[0]})`);
+    }
+  }
+  const files: (FileResult | undefined)[] = new Array(first.total);
+  for (const part of parts) {
+    for (const f of part.files) {
+      if (files[f.index]) throw new UsageError(`report --merge: file ${f.index + 1} (${f.result.path}) is in two shards`);
+      files[f.index] = f.result;
+    }
+  }
+  const missing: number[] = [];
+  for (let i = 0; i < files.length; i++) if (!files[i]) missing.push(i + 1); // (flatMap would skip the holes)
+  if (missing.length) throw new UsageError(`report --merge: ${missing.length} of ${first.total} files missing (file ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}): a shard is missing`);
+  return { files: files as FileResult[], detectors: first.detectors };
+}
+
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
+  if (v.merge && v.shard) throw new UsageError("report: --shard and --merge cannot be used together");
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
-  const detectors = v.detectors ?? defaultDetectorNames(manifest);
+  const merged = v.merge ? mergeShards(p.positionals) : null;
+  const detectors = merged?.detectors ?? v.detectors ?? defaultDetectorNames(manifest);
   const truth = v.truth ?? "auto";
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const gate = gateFrom(v);
@@ -144,9 +200,18 @@ export const command = defineCommand(spec, async (p) => {
   const gateable = (g: string) => detectors.includes(g) || detectors.some((d) => usesAuto(d) && d.split(":")[0] === g.split(":")[0] && (d.split("@")[1] ?? "") === (g.split("@")[1] ?? ""));
   const badGate = gate?.detectors.find((g) => !gateable(g));
   if (badGate) throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
-  const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, p.positionals.length));
   const open = openOptions(v);
-  const files = await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
+  if (v.shard) {
+    const { k, n } = parseShard(v.shard);
+    const mine = p.positionals.map((path, index) => ({ path, index })).filter(({ index }) => index % n === k - 1);
+    const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, mine.length));
+    const results = await analyzeAll(mine.map((m) => m.path), { detectors, truth, labels: v.labels, open }, jobs, progressLine());
+    const shard: Shard = { pstlab_shard: 1, shard: v.shard, total: p.positionals.length, detectors, truth, files: results.map((result, i) => ({ index: mine[i].index, result })) };
+    write(v.output ?? "-", JSON.stringify(shard) + "\n");
+    return 0;
+  }
+  const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, p.positionals.length));
+  const files = merged ? merged.files : await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
   for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
   const report = buildReport(files, gate, reproduceArgv(p.argv, format));
   const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));

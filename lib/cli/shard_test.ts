@@ -1,0 +1,43 @@
+// A corpus split across machines: `report --shard K/N` on each, `report --merge` of the
+// parts prints what one run over all the files prints (identical tables and inputs).
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cli, ROOT, tmpDir } from "../testkit.ts";
+
+const dir = tmpDir("pstlab-shard-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const F = (n: string) => path.join(ROOT, "fixtures/captures", n);
+const FILES = [F("sim-correct.cast"), F("deploy.cast"), F("sim-late.cast"), F("sim-none.cast"), F("sim-stale.cast")];
+const DET = ["--detectors", "protocol,screen:auto@50ms,quiet>=2s,herdr:auto"];
+
+describe("report --shard / --merge", () => {
+  for (const n of [1, 2, 3, 7]) {
+    test(`${n} shard${n === 1 ? "" : "s"} merged equal one run (JSON detectors and inputs, table)`, () => {
+      const parts = Array.from({ length: n }, (_, k) => {
+        const out = path.join(dir, `n${n}-part${k + 1}.json`);
+        const r = cli(["report", ...FILES, ...DET, "--shard", `${k + 1}/${n}`, "-o", out]);
+        assert.equal(r.code, 0, r.stderr);
+        return out;
+      });
+      const merged = JSON.parse(cli(["report", "--merge", ...parts.reverse(), "--format", "json"]).stdout);
+      const single = JSON.parse(cli(["report", ...FILES, ...DET, "--format", "json"]).stdout);
+      assert.deepEqual(merged.detectors, single.detectors);
+      assert.deepEqual(merged.inputs, single.inputs);
+      const table = (out: string) => out.split("\n").filter((l) => /^(Detector|protocol|screen|quiet|herdr)/.test(l)).join("\n");
+      assert.equal(table(cli(["report", "--merge", ...parts]).stdout), table(cli(["report", ...FILES, ...DET]).stdout));
+    });
+  }
+  test("a missing or repeated shard, a file that is not a shard, a bad K/N: one line, exit 2", () => {
+    const p1 = path.join(dir, "x1.json"), p2 = path.join(dir, "x2.json");
+    assert.equal(cli(["report", ...FILES, ...DET, "--shard", "1/2", "-o", p1]).code, 0);
+    assert.equal(cli(["report", ...FILES, ...DET, "--shard", "2/2", "-o", p2]).code, 0);
+    const miss = cli(["report", "--merge", p1]);
+    assert.equal(miss.code, 2);
+    assert.match(miss.stderr, /2 of 5 files missing \(file 2, 4\): a shard is missing/);
+    assert.match(cli(["report", "--merge", p1, p1, p2]).stderr, /is in two shards/);
+    assert.match(cli(["report", "--merge", F("deploy.cast")]).stderr, /is not a shard file/);
+    for (const bad of ["0/2", "3/2", "x", "1/0"]) assert.match(cli(["report", ...FILES, "--shard", bad]).stderr, /bad --shard/);
+  });
+});
