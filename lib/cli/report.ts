@@ -216,6 +216,9 @@ export const command = defineCommand(spec, async (p) => {
   const report = buildReport(files, gate, reproduceArgv(p.argv, format));
   const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
   if (unknownGate) throw new UsageError(`report: --gate ${unknownGate} is not a detector of this run (${report.summaries.map((s) => s.detector).join(", ")})`);
+  // Gating the truth against itself always passes: a gate that cannot fail is refused.
+  const selfGraded = gate?.detectors.find((d) => report.summaries.some((s) => s.detector === d && s.truthFiles >= files.length));
+  if (selfGraded) throw new UsageError(`report: --gate ${selfGraded} is this report's truth (no truth markers or --labels), so it cannot fail; give --labels FILE, or gate another detector`);
   const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
   for (const [path, f] of exports) if (path) write(path, await render(f, report, p.argv, v, open, false));
   write(v.output ?? "-", await render(format, report, p.argv, v, open, !v.output && colorEnabled(1)));

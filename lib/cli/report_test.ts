@@ -82,7 +82,7 @@ describe("report: formats", () => {
   });
   test("csv and junit", () => {
     const csv = cli(["report", cap, "--detectors", DET, "--format", "csv"]).stdout.trim().split("\n");
-    assert.equal(csv[0], "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s");
+    assert.equal(csv[0], "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s,truth_for_files");
     assert.equal(csv.length, 6);
     const xml = cli(["report", cap, "--detectors", DET, "--format", "junit"]).stdout;
     assert.match(xml, /<testsuites name="pstlab report" tests="5" failures="0" skipped="5">/);
@@ -138,6 +138,28 @@ describe("report: truth sources and gates", () => {
   test("without truth markers the protocol's reports are the truth", () => {
     const bare = writeTmp(dir, "bare2.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
     assert.equal(json([bare, "--detectors", "screen:claude@50ms"]).truth, "detector:protocol");
+  });
+  test("the truth is named, not scored: the protocol row when the protocol is the truth, in every format", () => {
+    const bare = writeTmp(dir, "bare3.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
+    const args = [bare, "--detectors", "protocol,screen:claude@50ms"];
+    assert.match(cli(["report", ...args]).stdout, /^protocol \(the truth\) +– +– +– +– +– +–$/m);
+    assert.match(cli(["report", ...args, "--format", "markdown"]).stdout, /\| `protocol \(the truth\)` \| – \|/);
+    const j = json(args);
+    assert.equal(j.detectors[0].truth_for_files, 1);
+    assert.equal(j.detectors[1].truth_for_files, 0);
+    assert.match(cli(["report", ...args, "--format", "csv"]).stdout.split("\n")[1], /,1$/);
+    assert.match(cli(["report", ...args, "--format", "junit"]).stdout, /name="protocol">\n\s*<skipped message="the truth of this report/);
+    // A gate on the truth could never fail: refused.
+    const gate = cli(["report", ...args, "--gate", "protocol", "--max-missed", "0"]);
+    assert.equal(gate.code, 2);
+    assert.match(gate.stderr, /--gate protocol is this report's truth/);
+  });
+  test("a pooled report that mixes truth sources says which file used which", () => {
+    const bare = writeTmp(dir, "bare4.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
+    const out = cli(["report", cap, bare, "--detectors", "protocol,screen:claude@50ms"]).stdout;
+    assert.match(out, /^protocol \* /m);
+    assert.match(out, /\* protocol is the truth of 1 of 2 files: there it grades itself/);
+    assert.match(out, /truth per file: .*known\.cast truth markers; .*bare4\.cast the protocol's reports/);
   });
   test("--max-* gates fail with exit 1 (and a JUnit failure)", () => {
     const ok = cli(["report", cap, "--detectors", DET, "--gate", "protocol", "--max-missed", "0", "--max-latency", "0.05"]);

@@ -13,7 +13,7 @@ function fa(s: Summary) {
   return { working: x(f.working), idle: x(f.idle), unlabeled: x(f.unlabeled) };
 }
 
-function detectorJson(s: Summary) {
+function detectorJson(s: Summary & { truthFiles?: number }) {
   const conf: Record<string, Record<string, number>> = {};
   for (const [t, row] of Object.entries(s.confusion)) conf[t] = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, round(v)!]));
   return {
@@ -27,6 +27,8 @@ function detectorJson(s: Summary) {
     linger_max_s: round(s.linger.max),
     false_alarms: fa(s),
     confusion_s: conf,
+    // Files in which this detector was the truth: its score there grades itself.
+    truth_for_files: s.truthFiles ?? 0,
   };
 }
 
@@ -60,9 +62,9 @@ const csvCell = (v: string | number | null) => {
 };
 
 export function renderCsv(r: Report): string {
-  const head = ["file", "detector", "episodes", "detected", "missed", "latency_median_s", "latency_p95_s", "latency_max_s", "linger_mean_s", "false_working_count", "false_working_s", "false_idle_count", "false_idle_s"];
-  const line = (file: string, s: Summary) => [file, s.detector, s.episodes, s.detected, s.missed, round(s.latency.median), round(s.latency.p95), round(s.latency.max), round(s.linger.mean),
-    s.falseAlarms.working.count, round(s.falseAlarms.working.seconds), s.falseAlarms.idle.count, round(s.falseAlarms.idle.seconds)].map(csvCell).join(",");
+  const head = ["file", "detector", "episodes", "detected", "missed", "latency_median_s", "latency_p95_s", "latency_max_s", "linger_mean_s", "false_working_count", "false_working_s", "false_idle_count", "false_idle_s", "truth_for_files"];
+  const line = (file: string, s: Summary & { truthFiles?: number }) => [file, s.detector, s.episodes, s.detected, s.missed, round(s.latency.median), round(s.latency.p95), round(s.latency.max), round(s.linger.mean),
+    s.falseAlarms.working.count, round(s.falseAlarms.working.seconds), s.falseAlarms.idle.count, round(s.falseAlarms.idle.seconds), s.truthFiles ?? 0].map(csvCell).join(",");
   const out = [head.join(",")];
   for (const s of r.summaries) out.push(line("*", s));
   if (r.files.length > 1) for (const p of r.perFile) for (const s of p.summaries) out.push(line(p.path, s));
@@ -78,11 +80,12 @@ export function renderJunit(r: Report): string {
   const NOT_GATED = "not gated: give --max-latency, --max-missed or --max-false (and --gate) to fail CI on this detector";
   const cases = r.summaries.map((s) => {
     const f = failing.get(s.detector);
-    const verdict = f ? `\n      <failure message="${xml(f.join("; "))}"/>` : gated.has(s.detector) ? "" : `\n      <skipped message="${NOT_GATED}"/>`;
+    const isTruth = s.truthFiles >= r.files.length;
+    const verdict = f ? `\n      <failure message="${xml(f.join("; "))}"/>` : isTruth ? `\n      <skipped message="the truth of this report: scored against itself it cannot fail"/>` : gated.has(s.detector) ? "" : `\n      <skipped message="${NOT_GATED}"/>`;
     const body = `episodes=${s.episodes} missed=${s.missed} latency_median_s=${round(s.latency.median)} latency_max_s=${round(s.latency.max)} linger_s=${round(s.linger.mean)} false_working=${s.falseAlarms.working.count} false_idle=${s.falseAlarms.idle.count}`;
     return `    <testcase classname="pstlab.detectors" name="${xml(s.detector)}">${verdict}\n      <system-out>${xml(body)}</system-out>\n    </testcase>`;
   });
-  const skipped = r.summaries.filter((s) => !gated.has(s.detector)).length;
+  const skipped = r.summaries.filter((s) => !failing.has(s.detector) && (s.truthFiles >= r.files.length || !gated.has(s.detector))).length;
   const counts = `tests="${cases.length}" failures="${failing.size}" skipped="${skipped}"`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab report" ${counts}>\n  <testsuite name="${xml(r.files.map((f) => f.path).join(", "))}" ${counts}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
 }

@@ -119,7 +119,7 @@ ${timeline(f, `timeline-${i}`)}
 <div class="player">${cast === null ? "<p>(recording too large or not a file: not embedded)</p>" : ""}</div>
 </section>`);
   }
-  const table = (sums: Report["summaries"]) => `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${sums.map((s) => `<tr>${row(s).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
+  const table = (sums: Report["summaries"]) => `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${sums.map((s) => `<tr>${row(s, r.files.length).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
   const scripts = [playerJs, GLUE];
   const csp = `default-src 'none'; script-src ${scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")} 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
   const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) => `<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`).join("");

@@ -19,13 +19,16 @@ export interface GateResult {
   failures: string[];
 }
 
+/** A summary, and in how many files this detector was itself the truth (its score there is perfect by construction). */
+export type ReportSummary = Summary & { truthFiles: number };
+
 export interface Report {
   tool: { name: string; version: string };
   spec: { osc7501_revision: string };
   truth: string;
   files: FileResult[];
-  summaries: Summary[];
-  perFile: { path: string; summaries: Summary[] }[];
+  summaries: ReportSummary[];
+  perFile: { path: string; summaries: ReportSummary[] }[];
   gates: GateResult[];
   argv: string[];
 }
@@ -33,8 +36,11 @@ export interface Report {
 export function buildReport(files: FileResult[], gate: Gate | null, argv: string[]): Report {
   // Files whose `auto` manifest differs pool under the name they were asked by (screen:auto@50ms).
   const names = files[0]?.scores.map((s, i) => files.every((f) => f.scores[i]?.detector === s.detector) ? s.detector : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")) ?? [];
-  const summaries = names.map((n, i) => summarize(n, files.map((f) => f.scores[i])));
-  const perFile = files.map((f) => ({ path: f.path, summaries: f.scores.map((s) => summarize(s.detector, [s])) }));
+  const summaries = names.map((n, i) => ({
+    ...summarize(n, files.map((f) => f.scores[i])),
+    truthFiles: files.filter((f) => f.truth === `detector:${f.scores[i]?.detector}`).length,
+  }));
+  const perFile = files.map((f) => ({ path: f.path, summaries: f.scores.map((s) => ({ ...summarize(s.detector, [s]), truthFiles: f.truth === `detector:${s.detector}` ? 1 : 0 })) }));
   const truths = [...new Set(files.map((f) => f.truth.startsWith("labels:") ? "labels" : f.truth))];
   const gates: GateResult[] = [];
   if (gate) {
@@ -75,8 +81,28 @@ export function fmtMissed(s: Summary): string {
 
 export const COLUMNS = ["Detector", "Median latency", "Max", "Missed", "Linger", "False, working", "False, idle"];
 
-export function row(s: Summary): string[] {
-  return [s.detector, fmtLatency(s.latency.median), fmtLatency(s.latency.max), fmtMissed(s), fmtLinger(s.linger.mean), fmtFalse(s.falseAlarms.working), fmtFalse(s.falseAlarms.idle)];
+export function row(s: Summary & { truthFiles?: number }, files = 1): string[] {
+  // The truth graded against itself is perfect by construction: it is named, not scored.
+  if (s.truthFiles && s.truthFiles >= files) return [`${s.detector} (the truth)`, "–", "–", "–", "–", "–", "–"];
+  const name = s.truthFiles ? `${s.detector} *` : s.detector;
+  return [name, fmtLatency(s.latency.median), fmtLatency(s.latency.max), fmtMissed(s), fmtLinger(s.linger.mean), fmtFalse(s.falseAlarms.working), fmtFalse(s.falseAlarms.idle)];
+}
+
+/** The lines that say where the truth came from when it is a detector or differs between files. */
+export function truthNotes(r: Report): string[] {
+  const out: string[] = [];
+  const partial = r.summaries.filter((s) => s.truthFiles > 0 && s.truthFiles < r.files.length);
+  for (const s of partial) out.push(`* ${s.detector} is the truth of ${s.truthFiles} of ${r.files.length} files: there it grades itself`);
+  const sources = new Set(r.files.map((f) => f.truth));
+  if (sources.size > 1) out.push(`truth per file: ${r.files.map((f) => `${f.path} ${describeTruth(f.truth)}`).join("; ")}`);
+  return out;
+}
+
+export function describeTruth(t: string): string {
+  if (t === "markers") return "truth markers";
+  if (t.startsWith("labels:")) return `labels ${t.slice(7)}`;
+  if (t === "detector:protocol") return "the protocol's reports";
+  return t.replace(/^detector:/, "detector ");
 }
 
 export function totals(r: Report): { duration: number; episodes: number; bytes: number } {

@@ -1,8 +1,7 @@
 // Terminal table and markdown (for bug reports: it ends with what is needed to
 // reproduce it — fixture hash, pstlab version, spec revision, the command).
 
-import { COLUMNS, type Report, row, totals } from "./model.ts";
-import type { Summary } from "../score/metrics.ts";
+import { COLUMNS, type Report, type ReportSummary, row, totals, truthNotes } from "./model.ts";
 import { alignRows, disarm, paint } from "../text.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
@@ -17,7 +16,7 @@ function heading(r: Report): string {
   return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${disarm(r.truth)})`;
 }
 
-const safeRow = (s: Summary) => row(s).map(disarm);
+const safeRow = (files: number) => (s: ReportSummary) => row(s, files).map(disarm);
 
 /** Which rules `--manifest auto` chose, and why (the why quotes capture text: disarmed). */
 function manifestLine(r: Report): string | null {
@@ -32,16 +31,18 @@ function manifestLine(r: Report): string | null {
 export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolean; episodes?: boolean } = {}): string {
   const m = manifestLine(r);
   const out: string[] = [heading(r), ...(m ? [m] : []), ""];
-  const table = (sums: Summary[]) => {
-    const rows = sums.map(safeRow);
+  const table = (sums: ReportSummary[], files = r.files.length) => {
+    const rows = sums.map(safeRow(files));
     const lines = alignRows([COLUMNS, ...rows], RIGHT);
     lines[0] = paint(!!opts.color, "1", lines[0]);
     return lines;
   };
   out.push(...table(r.summaries));
   if (opts.perFile && r.files.length > 1) {
-    for (const f of r.perFile) out.push("", `${disarm(f.path)}:`, ...table(f.summaries));
+    for (const f of r.perFile) out.push("", `${disarm(f.path)}:`, ...table(f.summaries, 1));
   }
+  const notes = truthNotes(r).map(disarm);
+  if (notes.length) out.push("", ...notes);
   if (opts.episodes) out.push("", ...episodeLines(r));
   for (const g of r.gates) if (g.failures.length) out.push(paint(!!opts.color, "31", `FAIL ${disarm(g.detector)}: ${g.failures.join("; ")}`));
   out.push("", `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`);
@@ -71,10 +72,10 @@ const mdCode = (s: string) => `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "
 export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: boolean } = {}): string {
   const m = manifestLine(r);
   const out: string[] = [`**${mdEscape(heading(r))}**`, ...(m ? ["", mdEscape(m)] : []), ""];
-  const table = (sums: Summary[]) => {
+  const table = (sums: ReportSummary[], files = r.files.length) => {
     out.push(`| ${COLUMNS.join(" | ")} |`, `|:---|${COLUMNS.slice(1).map(() => "---:").join("|")}|`);
     for (const s of sums) {
-      const cells = row(s);
+      const cells = row(s, files);
       out.push(`| ${mdCode(cells[0])} | ${cells.slice(1).join(" | ")} |`);
     }
   };
@@ -82,9 +83,10 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
   if (opts.perFile && r.files.length > 1) {
     for (const f of r.perFile) {
       out.push("", `${mdCode(f.path)}:`, "");
-      table(f.summaries);
+      table(f.summaries, 1);
     }
   }
+  for (const n of truthNotes(r)) out.push("", mdEscape(n));
   if (opts.episodes) out.push("", "```", ...episodeLines(r).map((l) => l.replace(/`/g, "'")), "```");
   for (const g of r.gates) if (g.failures.length) out.push("", `**FAIL** ${mdCode(g.detector)}: ${g.failures.join("; ")}`);
   out.push("");
