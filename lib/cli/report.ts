@@ -3,7 +3,7 @@
 
 import * as os from "node:os";
 import { colorEnabled, err, ExitCode, defineCommand } from "./common.ts";
-import { AT_LEAST_ONE_FILE, DETECTORS, duration, flag, formatFor, choice, INPUT_OPTIONS, JOBS, list, MANIFEST, number, OUTPUT, text, type Values } from "./options.ts";
+import { DETECTORS, duration, flag, formatFor, choice, INPUT_OPTIONS, JOBS, list, MANIFEST, number, OUTPUT, text, type Values } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { defaultDetectorNames } from "../detect/detectors.ts";
 import { resolveManifest } from "../detect/bundled.ts";
@@ -18,6 +18,10 @@ import { OutputFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import type { OpenOptions } from "../recording/open.ts";
 import type { FileResult } from "../score/result.ts";
+import { isSnapshotLabels, type Judged, parseSnapshotLabels, scoreSnapshots } from "../score/snapshots.ts";
+import { instantDetectors, judgeSnapshot } from "../../replay/snapshots.ts";
+import { renderSnapshotCsv, renderSnapshotHtml, renderSnapshotJson, renderSnapshotJunit, renderSnapshotMarkdown, renderSnapshotTable } from "../report/snapshots.ts";
+import { resolve as pathResolve } from "node:path";
 import { readTextFile } from "../recording/source.ts";
 
 const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"] as const;
@@ -30,7 +34,7 @@ export const spec = {
   usage: "pstlab report FILE… [--truth …] [--labels FILE] [--detectors LIST] [--manifest NAME|PATH|auto] [--format FORMAT] [-o OUT] [--export-FORMAT OUT…]",
   options: {
     truth: text("SOURCE", "markers (the capture's truth: labels), labels (--labels FILE), or a\ndetector to compare against (protocol, screen:claude@50ms, …);\ndefault: markers, else --labels, else the protocol's reports"),
-    labels: text("FILE", "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it)"),
+    labels: text("FILE", "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it);\nor PATH<TAB>state[<TAB>kind] per screen snapshot: accuracy and confusion per detector"),
     detectors: DETECTORS,
     manifest: MANIFEST,
     format: choice("FORMAT", FORMATS, "table (default), markdown, json, csv, junit, html (default: from -o's extension)"),
@@ -51,7 +55,7 @@ export const spec = {
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
     ...INPUT_OPTIONS,
   },
-  positionals: AT_LEAST_ONE_FILE,
+  positionals: { min: 0 },
   notes: [
     "Detectors: protocol, screen:<m>@<interval>, tail8k:<m>, question, quiet>=<N>s, title:<m>,",
     "hash@500ms, combined:<m>, herdr:<m>; <m> is claude, codex, generic, auto or a .toml path.",
@@ -185,9 +189,45 @@ function mergeShards(paths: string[]): { files: FileResult[]; detectors: string[
   return { files: files as FileResult[], detectors: first.detectors };
 }
 
+/**
+ * `report SNAPSHOT… --labels FILE` where FILE labels files, not times: every detector
+ * that can judge one instant, scored on the snapshots' labels.
+ */
+async function snapshotReport(paths: string[], labelsFile: string, text: string, v: V, format: ReportFormat, open: OpenOptions): Promise<number> {
+  const labels = parseSnapshotLabels(text, labelsFile);
+  const byPath = new Map(labels.map((l) => [l.path, l]));
+  const chosen = paths.length ? paths.map((p) => {
+    const l = byPath.get(pathResolve(p));
+    if (!l) throw new UsageError(`report: ${p} has no label in ${labelsFile}`);
+    return l;
+  }) : labels;
+  const manifest = v.manifest ?? AUTO;
+  const { kept, dropped } = instantDetectors(v.detectors ?? [`screen:${manifest}`, `tail8k:${manifest}`, "question", `title:${manifest}`, `combined:${manifest}`]);
+  if (kept.length === 0) throw new UsageError(`report: none of ${dropped.join(", ")} can judge a single instant (use screen, tail8k, question, title or combined)`);
+  const judged: Judged[] = [];
+  for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
+  // Files whose `auto` manifest differs pool under the name they were asked by.
+  for (let i = 0; i < kept.length; i++) {
+    if (!judged.every((j) => j.verdicts[i].detector === judged[0].verdicts[i].detector)) for (const j of judged) j.verdicts[i].detector = kept[i];
+  }
+  const scores = scoreSnapshots(judged);
+  const n = judged.length;
+  const render = (f: ReportFormat) => f === "json" ? renderSnapshotJson(scores, n, dropped) : f === "markdown" ? renderSnapshotMarkdown(scores, n, dropped)
+    : f === "csv" ? renderSnapshotCsv(scores) : f === "junit" ? renderSnapshotJunit(scores, judged.map((j) => j.path)) : f === "html" ? renderSnapshotHtml(scores, n, dropped) : renderSnapshotTable(scores, n, dropped);
+  const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
+  for (const [path, f] of exports) if (path) write(path, render(f));
+  write(v.output ?? "-", render(format));
+  return 0;
+}
+
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   if (v.merge && v.shard) throw new UsageError("report: --shard and --merge cannot be used together");
+  if (v.labels && !v.merge) {
+    const text = readTextFile(v.labels);
+    if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, formatFor(v.format, v.output, BY_EXTENSION, "table"), openOptions(v));
+  }
+  if (p.positionals.length === 0) throw new UsageError(`report: missing argument (usage: ${spec.usage})`);
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);

@@ -1,0 +1,37 @@
+// Judging snapshots: each labelled file replayed into a fresh screen, every detector
+// that can judge one instant asked once, at its end.
+
+import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
+import { createDetector } from "../lib/detect/detectors.ts";
+import { resolveManifest } from "../lib/detect/bundled.ts";
+import { AUTO, chooseManifest, withManifest } from "../lib/detect/choose.ts";
+import { verdictAt } from "../lib/detect/timeline.ts";
+import { runDetectors } from "./clock.ts";
+import type { Judged, SnapshotLabel } from "../lib/score/snapshots.ts";
+
+/** Detectors that judge an instant (no timers, no history); named without an interval. */
+export const INSTANT_KINDS = ["screen", "tail8k", "question", "title", "combined"];
+
+export function instantDetectors(names: string[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [], dropped: string[] = [];
+  for (const n of names) {
+    const kind = n.split(/[:@]/)[0];
+    (INSTANT_KINDS.includes(kind) ? kept : dropped).push(n.replace(/@[^/]*$/, ""));
+  }
+  return { kept: [...new Set(kept)], dropped };
+}
+
+export async function judgeSnapshot(label: SnapshotLabel, detectors: string[], manifest: string, open: OpenOptions): Promise<Judged> {
+  const rec = await openRecording(label.path, open);
+  const chosen = manifest === AUTO ? chooseManifest(rec.header).name : manifest;
+  const ds = detectors.map((n) => createDetector(`${withManifest(n, chosen)}@write`, resolveManifest));
+  const { timelines, end } = await runDetectors(rec.header, rec.events, ds);
+  return {
+    path: label.path,
+    truth: label,
+    verdicts: timelines.map((tl, i) => {
+      const v = verdictAt(tl, end);
+      return { detector: withManifest(detectors[i], chosen), state: v?.state ?? "unknown", needsYou: v?.needsYou ?? false, rule: v?.rule ?? null };
+    }),
+  };
+}
