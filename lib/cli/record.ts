@@ -2,7 +2,8 @@
 
 import * as fs from "node:fs";
 import { err, ExitCode, defineCommand } from "./common.ts";
-import { duration, flag, list, SIZE, text, type Values } from "./options.ts";
+import { duration, flag, list, type Opt, SIZE, text, type Values } from "./options.ts";
+import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
 import { emitterName, headerFor, runSession, type SessionOptions, type SessionResult } from "../session/recorder.ts";
 import { parseScript } from "../session/driver.ts";
@@ -30,6 +31,15 @@ export const spec = {
     overwrite: flag("replace an existing non-empty file"),
     return: flag("exit with the program's status (128+signal when it was killed)"),
     quiet: flag("no status lines on stderr", "q"),
+    "prefix-key": {
+      arg: "KEY",
+      help: "the labelling prefix (default ctrl-]; ctrl-a, ^b …, or none): then w working,\np/q/a/b blocked (permission/question/auth/other), i idle, d done, e error, m a note",
+      parse: (raw: string, f: string) => {
+        const k = parsePrefixKey(raw);
+        if (k === undefined) throw new UsageError(`bad ${f} "${raw}" (use ctrl-X, C-X, ^X, or none)`);
+        return k;
+      },
+    } as Opt<number | null>,
   },
   // Options end at the first word that is not one (or at --): the rest is the command.
   positionals: { stopAtFirst: true },
@@ -37,6 +47,12 @@ export const spec = {
     "Programs such as Claude Code 2.1.295+ emit OSC 7501 reports only after the terminal",
     "answers `ESC ] 7501 ; ?`; pstlab answers it (with the query's own terminator) and keeps",
     "it from the outer terminal. Reports are passed through unchanged.",
+    "",
+    "Label the truth as it happens: press the prefix key (Ctrl-] unless --prefix-key) and",
+    "then w working, p blocked:permission, q blocked:question, a blocked:auth, b blocked,",
+    "i idle, d done, e error, or m and a line of text for a note. Neither key reaches the",
+    "program or the recorded input; the prefix twice sends it once. The terminal's title",
+    "confirms each label for a moment.",
     "",
     "Truth labels from any language: the program (or anything it starts) writes lines such",
     "as `truth:blocked:permission` to the FIFO named by $PSTLAB_LABELS; each line becomes a",
@@ -83,6 +99,7 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     argv: command.length ? command : [process.env.SHELL || "/bin/sh"], cols: size.cols, rows: size.rows, headless,
     captureInput: !!v["capture-input"], answer: !v["no-answer"], env: childEnvironment(headless), script,
     forwardStdin: headless && !stdinTty && !script, timeout: v.timeout, stdoutFd: headless ? null : 1, followWinch: !v.size,
+    prefixKey: v["prefix-key"] === undefined ? DEFAULT_PREFIX : v["prefix-key"],
   };
 }
 
@@ -143,6 +160,10 @@ export const command = defineCommand(spec, async (p) => {
   if (appendSize && (appendSize.cols !== opts.cols || appendSize.rows !== opts.rows)) o.writer.event({ t: 0, kind: "resize", cols: opts.cols, rows: opts.rows });
   if (opts.captureInput && !quiet) err("pstlab: warning: --capture-input records everything typed, passwords included\n");
   if (!quiet) err(`pstlab: recording to ${outPath}${opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"}\n`);
+  if (!quiet && !opts.headless && opts.prefixKey !== null && (process.stdin as { isTTY?: boolean }).isTTY) {
+    const k = describeKey(opts.prefixKey ?? DEFAULT_PREFIX);
+    err(`pstlab: label the truth with ${k} then w working, p/q/a/b blocked, i idle, d done, e error, m note (${k} twice sends ${k})\n`);
+  }
   opts.onWarning = (m) => err(`pstlab: warning: ${m}\n`);
   // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
   // recorder and orphans the child; handled for the rest of the run (a signal still

@@ -148,3 +148,52 @@ describe("interactive recorder, signalled from outside", { skip: !which("tmux") 
     assert.equal(back.events.at(-1)?.kind, "exit");
   });
 });
+
+describe("labelling the truth while recording, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("prefix + w/p/i between typed text: three markers in order; no ^] reaches cat -v; the prefix twice sends one", async () => {
+    const sock = path.join(dir, "lbl.sock");
+    const p = path.join(dir, "labelled.cast");
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const pane = () => tm("capture-pane", "-p", "-t", "l").stdout;
+    const wait = async (pred: () => boolean) => {
+      const end = Date.now() + 15000;
+      while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      return pred();
+    };
+    const send = (...keys: string[]) => tm("send-keys", "-t", "l", ...keys);
+    tm("new-session", "-d", "-s", "l", "-x", "100", "-y", "30", `${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`);
+    try {
+      assert.ok(await wait(() => /label the truth with Ctrl-\]/.test(pane())), pane());
+      for (const [text, key] of [["one", "w"], ["two", "p"], ["three", "i"]]) {
+        send("-l", text);
+        send("Enter");
+        assert.ok(await wait(() => new RegExp(`^${text}$`, "m").test(pane())), pane());
+        await new Promise((r) => setTimeout(r, 150));
+        send("C-]");
+        send("-l", key);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      send("C-]");
+      send("C-]");
+      send("Enter");
+      assert.ok(await wait(() => /\^\]$/m.test(pane())), pane());
+      send("C-d");
+      assert.ok(await wait(() => /RC=0/.test(pane())), pane());
+    } finally {
+      tm("kill-server");
+    }
+    const back = await readBack(p);
+    const markers = back.events.filter((e) => e.kind === "marker").map((e) => (e as { label: string }).label);
+    assert.deepEqual(markers, ["truth:working", "truth:blocked:permission", "truth:idle"]);
+    // Each marker comes after the echo of the text typed before it, and before the next text.
+    const at = (pred: (e: (typeof back.events)[number]) => boolean) => back.events.findIndex(pred);
+    const out = (s: string) => at((e) => e.kind === "output" && new TextDecoder().decode(e.bytes).includes(s));
+    const mark = (l: string) => at((e) => e.kind === "marker" && e.label === l);
+    assert.ok(out("one") < mark("truth:working") && mark("truth:working") < out("two"));
+    assert.ok(out("two") < mark("truth:blocked:permission") && mark("truth:blocked:permission") < out("three"));
+    assert.ok(out("three") < mark("truth:idle"));
+    // cat -v shows a control byte as ^]: exactly one, from the doubled prefix.
+    assert.equal((back.text.match(/\^\]/g) ?? []).length, 2); // the tty echoes it, then cat -v prints it
+    assert.ok(!/\^\]w|\^\]p|\^\]i|\x1d/.test(back.text));
+  });
+});

@@ -1,5 +1,6 @@
 import { parseDuration } from "../units.ts";
 import { FixtureError } from "../errors.ts";
+import { LABEL_KEYS } from "./label_keys.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a JS regex on the emulated screen; default timeout 10 s
@@ -8,7 +9,9 @@ import { FixtureError } from "../errors.ts";
 //   sleep 2s
 //   send "yes\r"                        # JSON-style string; \e and \xHH also work
 //   key ctrl-c | enter | esc | up …     # one or more named keys
-//   label truth:blocked:permission      # a marker now
+//   label truth:blocked:permission      # a marker now; as while recording by hand, the
+//   label p                             # keys w p q a b i d e and the state names
+//   label blocked:permission            # (working, blocked:question, idle, …) write truth: labels
 //   resize 100x30
 //
 // A wait that times out ends the recording (the file is kept) and pstlab exits 3.
@@ -117,7 +120,7 @@ export function parseScript(text: string, file: string): Step[] {
       }
       case "label":
         if (!rest) fail("label needs text (e.g. label truth:blocked)");
-        steps.push({ line, op, label: rest });
+        steps.push({ line, op, label: labelOf(rest) });
         return;
       case "resize": {
         const m = /^([0-9]+)x([0-9]+)$/.exec(rest);
@@ -195,4 +198,13 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
         break;
     }
   }
+}
+
+const TRUTH_NAMES = new Set(Object.values(LABEL_KEYS).map((l) => l.slice("truth:".length)));
+
+/** A script's label: a key letter or a state name is a truth label, anything else a marker as written. */
+export function labelOf(text: string): string {
+  if (LABEL_KEYS[text]) return LABEL_KEYS[text];
+  if (TRUTH_NAMES.has(text)) return `truth:${text}`;
+  return text;
 }

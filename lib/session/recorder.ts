@@ -22,6 +22,7 @@ import type { RecordingWriter } from "../recording/writer.ts";
 import { writeAllSync } from "../recording/sink.ts";
 import { describeFsError } from "../recording/source.ts";
 import { UserError } from "../errors.ts";
+import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 
 export interface SessionOptions {
   argv: string[];
@@ -43,6 +44,8 @@ export interface SessionOptions {
   timeout?: number;
   /** Bytes to show the user (interactive passthrough); null in headless mode. */
   stdoutFd: number | null;
+  /** Interactive labelling: the prefix key (Ctrl-] by default); null turns it off. */
+  prefixKey?: number | null;
   /** Told about degraded operation (the screen worker fell back in-process); the CLI prints it. */
   onWarning?: (message: string) => void;
   /** How long to wait for the pty's EOF after the child exited (grandchildren may hold it). */
@@ -249,14 +252,49 @@ class Session {
     this.rawMode = false;
   };
 
+  /** Keys typed at the terminal: labels taken out (label_keys.ts), the rest to the program. */
+  private readonly onStdin = (chunk: Uint8Array | string) => {
+    const keys = this.keys;
+    if (!keys) return this.onInput(chunk);
+    const r = keys.feed(typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk));
+    for (const label of r.labels) {
+      this.labelLog.push(label);
+      this.write({ t: this.now(), kind: "marker", label });
+      this.confirm(label);
+    }
+    if (r.forward.length) this.onInput(r.forward);
+  };
+
+  private titleTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * Tells the person the label was taken, outside the recording: the outer terminal's
+   * title for a moment (pushed and restored with XTWINOPS 22/23).
+   */
+  private confirm(label: string): void {
+    const fd = this.o.stdoutFd;
+    if (fd === null) return;
+    if (!this.titleTimer) writeAllSync(fd, te.encode("\x1b[22;0t"));
+    else clearTimeout(this.titleTimer);
+    writeAllSync(fd, te.encode(`\x1b]2;pstlab ✓ ${label.replace(/[\x00-\x1f\x7f]/g, "")}\x07`));
+    this.titleTimer = setTimeout(() => {
+      this.titleTimer = null;
+      if (this.o.stdoutFd !== null) writeAllSync(this.o.stdoutFd, te.encode("\x1b[23;0t"));
+    }, 1500);
+  }
+
+  private keys: LabelKeys | null = null;
+
   attachInput(): void {
     const { o, stdin } = this;
+    // Labelling keys only where a person types into a terminal.
+    if (!o.headless && stdin.isTTY && o.prefixKey !== null) this.keys = new LabelKeys(o.prefixKey ?? DEFAULT_PREFIX);
     if (!o.headless && stdin.isTTY) {
       stdin.setRawMode?.(true);
       this.rawMode = true;
     }
     if (!o.headless || o.forwardStdin) {
-      stdin.on("data", this.onInput);
+      stdin.on("data", this.onStdin);
       stdin.resume();
     }
     // Piped input ran out: the program gets the terminal's end of file (VEOF, ^D), twice
@@ -270,7 +308,12 @@ class Session {
     if (o.forwardStdin) stdin.on("end", onEnd);
     process.on("exit", this.restoreTerminal);
     this.cleanups.push(() => {
-      stdin.off("data", this.onInput);
+      stdin.off("data", this.onStdin);
+      if (this.titleTimer) {
+        clearTimeout(this.titleTimer);
+        this.titleTimer = null;
+        if (o.stdoutFd !== null) writeAllSync(o.stdoutFd, te.encode("\x1b[23;0t"));
+      }
       stdin.off("end", onEnd);
       stdin.pause();
       this.restoreTerminal();
