@@ -18,6 +18,8 @@ export class SideBySide {
   readonly observer: Observer;
   private sampler: Sampler;
   private truth = "unlabeled";
+  /** With play --label: the label being taken, shown beside the detectors. */
+  private label: string | null = null;
   private lastFrame = "";
   private lastDraw = 0;
 
@@ -31,6 +33,10 @@ export class SideBySide {
   ) {
     this.observer = new Observer(header);
     this.sampler = new Sampler(detectors, this.observer);
+  }
+
+  setLabel(text: string): void {
+    this.label = text;
   }
 
   start(): void {
@@ -99,6 +105,7 @@ export class SideBySide {
     out.push(L(["space pause · . step · ] marker · +/- · q", "2"]));
     out.push("");
     out.push(L(["truth      "], [this.truth, this.truth.startsWith("blocked") ? "1;31" : undefined]));
+    if (this.label !== null) out.push(L(["your label "], [this.label, this.label.startsWith("blocked") ? "1;31" : undefined]));
     const recs = this.observer.tracker.store.list();
     if (recs.length === 0) out.push(L(["osc 7501   "], ["no records", "2"]));
     recs.slice(0, 4).forEach((r, i) => {

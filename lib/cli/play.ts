@@ -1,7 +1,8 @@
 // `pstlab play`: replay a capture to the terminal, optionally side by side with live verdicts.
 
 import { colorEnabled, err, defineCommand } from "./common.ts";
-import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, type Values } from "./options.ts";
+import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, text, type Values } from "./options.ts";
+import { LabelFile } from "../../replay/label_file.ts";
 import { openInput } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
 import { keyFor, Player } from "../../replay/player.ts";
@@ -28,18 +29,39 @@ export const spec = {
     "side-by-side": flag("the emulated screen next to a live panel: truth, OSC 7501 records, verdicts"),
     detectors: { ...DETECTORS, help: "detectors for the panel (default: protocol, screen @50ms/@700ms, tail8k,\nquestion, quiet>=2s, hash@500ms, herdr)" },
     manifest: MANIFEST,
+    label: text("OUT.tsv", "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)"),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
-  notes: ["Keys: space pause/resume, . step one event, ] next marker, + / - speed, q quit."],
+  notes: [
+    "Keys: space pause/resume, . step one event, ] next marker, + / - speed, q quit.",
+    "With --label: w working, p blocked:permission, q blocked:question, a blocked:auth,",
+    "b blocked, i idle, d done, e error at the capture time shown (any speed, after pauses,",
+    "steps and seeks); u undoes the last; quit with Esc or Ctrl-C. report --labels OUT.tsv",
+    "then scores the capture with them.",
+  ],
   examples: [
     "pstlab play fixtures/captures/fake-claude.cast --speed 4",
     "pstlab play fixtures/captures/fake-claude.cast --side-by-side --speed 2",
     "pstlab play session.cast --from 60 --to 90 --pause-on-markers",
+    "pstlab play session.cast --label truth.tsv --speed 2 --side-by-side",
   ],
 };
 
 type V = Values<typeof spec.options>;
+type Stamped = Event & { orig?: number };
+
+/** Events carrying their capture time (before --from rebasing and idle limits) as `orig`. */
+async function* withCaptureTime(events: AsyncIterable<Event>, from: number): AsyncIterable<Event> {
+  for await (const e of events) yield { ...e, orig: e.t + from } as Stamped;
+}
+
+async function* tracked(events: AsyncIterable<Event>, seen: (e: Event) => void): AsyncIterable<Event> {
+  for await (const e of events) {
+    yield e;
+    seen(e);
+  }
+}
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
 const PANEL = ["protocol", `screen:${AUTO}@50ms`, `screen:${AUTO}@700ms`, `tail8k:${AUTO}`, "question", "quiet>=2s", "hash@500ms", `herdr:${AUTO}`];
@@ -50,11 +72,16 @@ const termSize = () => {
   return { cols: o.columns || 160, rows: o.rows || 48 };
 };
 
-/** Raw keys from a terminal to the player; returns the function that undoes it. */
-function listenForKeys(stdin: Stdin, player: () => Player | null): () => void {
+/** Raw keys from a terminal to the player (and to the labels, with --label); returns the function that undoes it. */
+function listenForKeys(stdin: Stdin, player: () => Player | null, labels: ((ch: string) => boolean) | null): () => void {
   if (!stdin.isTTY) return () => {};
   const onKey = (d: Uint8Array | string) => {
-    for (const ch of typeof d === "string" ? d : new TextDecoder().decode(d)) {
+    const text = typeof d === "string" ? d : new TextDecoder().decode(d);
+    // With --label, q is a label: Esc alone (not an arrow key's ESC [ …), Ctrl-C or Q quit.
+    if (labels && (text === "\x1b" || text === "\x03" || text === "Q")) return player()?.key("quit");
+    if (labels && text.startsWith("\x1b")) return;
+    for (const ch of text) {
+      if (labels?.(ch)) continue;
       const k = keyFor(ch);
       if (k) player()?.key(k);
     }
@@ -99,7 +126,19 @@ export const command = defineCommand(spec, async (p) => {
   const stdin = process.stdin as unknown as Stdin;
   let player: Player | null = null;
   let panel: SideBySide | null = null;
-  const unlisten = listenForKeys(stdin, () => player);
+  const labelFile = v.label ? new LabelFile(v.label) : null;
+  if (labelFile && v["idle-time-limit"] !== undefined) throw new UsageError("play: --label takes capture times: no --idle-time-limit with it");
+  // The capture time shown: the last event's own time plus what has played since (idle limits compress only the wait).
+  let shown = { orig: 0, at: 0 };
+  const captureTime = () => shown.orig + Math.max(0, (player?.vt() ?? 0) - shown.at);
+  const onLabelKey = labelFile ? (ch: string) => {
+    const said = labelFile.key(ch, captureTime());
+    if (said === null) return false;
+    panel?.setLabel(labelFile.at(captureTime()));
+    if (!panel) err(`\r\npstlab: label ${said}\r\n`);
+    return true;
+  } : null;
+  const unlisten = listenForKeys(stdin, () => player, onLabelKey);
   const restore = () => {
     panel?.stop();
     unlisten();
@@ -108,10 +147,14 @@ export const command = defineCommand(spec, async (p) => {
   try {
     do {
       const rec = await openInput(path, v);
-      const limit = v["idle-time-limit"] ?? rec.header.idleTimeLimit;
-      let events: AsyncIterable<Event> = slice(rec.events, { from: window.from, to: window.to, keepPrelude: true });
+      const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
+      let events: AsyncIterable<Event> = withCaptureTime(slice(rec.events, { from: window.from, to: window.to, keepPrelude: true }), window.from);
       if (limit) events = limitIdleTime(events, limit);
-      if (v["side-by-side"]) ({ panel, player } = await sideBySide(path, rec, v, window));
+      events = tracked(events, (e) => (shown = { orig: (e as Stamped).orig ?? e.t, at: e.t }));
+      if (v["side-by-side"]) {
+        ({ panel, player } = await sideBySide(path, rec, v, window));
+        if (labelFile) panel.setLabel(labelFile.at(0));
+      }
       else player = new Player({ speed: v.speed ?? 1, pauseOnMarkers: !!v["pause-on-markers"], onEvent: (e) => e.kind === "output" && show(e.bytes) });
       await player.play(events);
       if (panel) {
@@ -126,6 +169,9 @@ export const command = defineCommand(spec, async (p) => {
     restore();
     process.off("exit", restore);
   }
-  if (player?.state.quit) err("pstlab: playback interrupted\n");
+  if (labelFile) {
+    labelFile.write();
+    err(`pstlab: wrote ${v.label}: ${labelFile.summary()}; score with: pstlab report ${path} --labels ${v.label}\n`);
+  } else if (player?.state.quit) err("pstlab: playback interrupted\n");
   return 0;
 });

@@ -197,3 +197,43 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
     assert.ok(!/\^\]w|\^\]p|\^\]i|\x1d/.test(back.text));
   });
 });
+
+describe("labelling the truth while replaying, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("play --label at --speed 4: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
+    const cast = path.join(dir, "marks.cast");
+    fs.writeFileSync(cast, '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2,"o","mark-one\\r\\n"]\n[2,"o","mark-two\\r\\n"]\n[2,"o","mark-three\\r\\n"]\n[2,"o","end\\r\\n"]\n');
+    const out = path.join(dir, "marks.tsv");
+    fs.writeFileSync(out, "0\tidle\n");
+    const sock = path.join(dir, "play.sock");
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const pane = () => tm("capture-pane", "-p", "-t", "pl").stdout;
+    const wait = async (pred: () => boolean) => {
+      const end = Date.now() + 15000;
+      while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      return pred();
+    };
+    tm("new-session", "-d", "-s", "pl", "-x", "100", "-y", "30", `${pstlab()} play ${quote(cast)} --speed 4 --label ${quote(out)}; echo "RC=$?"; sleep 30`);
+    try {
+      assert.ok(await wait(() => /mark-one/.test(pane())), pane());
+      tm("send-keys", "-t", "pl", "-l", "w");
+      assert.ok(await wait(() => /mark-two/.test(pane())), pane());
+      tm("send-keys", "-t", "pl", "-l", "p");
+      await new Promise((r) => setTimeout(r, 100));
+      tm("send-keys", "-t", "pl", "-l", "u");
+      assert.ok(await wait(() => /mark-three/.test(pane())), pane());
+      tm("send-keys", "-t", "pl", "-l", "i");
+      assert.ok(await wait(() => /RC=0/.test(pane())), pane());
+      assert.match(pane(), /wrote .*marks\.tsv: 3 labels \(2 new\)/);
+    } finally {
+      tm("kill-server");
+    }
+    const lines = fs.readFileSync(out, "utf8").trim().split("\n").map((l) => l.split("\t"));
+    assert.deepEqual(lines.map((l) => l[1]), ["idle", "working", "idle"]);
+    const [, w, i] = lines.map((l) => Number(l[0]));
+    assert.ok(Math.abs(w - 2) < 0.5, `working at ${w}, expected ~2`);
+    assert.ok(Math.abs(i - 6) < 0.5, `idle at ${i}, expected ~6`);
+    const r = cli(["report", cast, "--labels", out, "--detectors", "quiet>=1s", "--format", "json"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).inputs[0].truth, `labels:${out}`);
+  });
+});

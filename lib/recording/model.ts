@@ -111,3 +111,20 @@ export function concatOutput(events: Event[]): Uint8Array {
   }
   return out;
 }
+
+/**
+ * The keys that label the truth, the same wherever a person labels (record's prefix
+ * key, play --label, record --script's `label`), and the `truth:` marker each writes
+ * (fixture convention 4).
+ */
+export const LABEL_KEYS: Record<string, string> = {
+  w: "truth:working",
+  p: "truth:blocked:permission",
+  q: "truth:blocked:question",
+  a: "truth:blocked:auth",
+  b: "truth:blocked",
+  i: "truth:idle",
+  d: "truth:done",
+  e: "truth:error",
+};
+

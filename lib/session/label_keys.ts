@@ -2,17 +2,8 @@
 // letter. The prefix and its follow-up never reach the program nor the recorded input;
 // the prefix pressed twice sends it once. `m` takes a free note: the next line typed.
 
-/** The follow-up letters and the truth label each writes. */
-export const LABEL_KEYS: Record<string, string> = {
-  w: "truth:working",
-  p: "truth:blocked:permission",
-  q: "truth:blocked:question",
-  a: "truth:blocked:auth",
-  b: "truth:blocked",
-  i: "truth:idle",
-  d: "truth:done",
-  e: "truth:error",
-};
+export { LABEL_KEYS } from "../recording/model.ts";
+import { LABEL_KEYS } from "../recording/model.ts";
 
 export const DEFAULT_PREFIX = 0x1d; // Ctrl-]
 
