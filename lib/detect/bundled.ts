@@ -6,11 +6,19 @@ import * as path from "node:path";
 import claude from "../../fixtures/manifests/claude.toml" with { type: "text" };
 import codex from "../../fixtures/manifests/codex.toml" with { type: "text" };
 import generic from "../../fixtures/manifests/generic.toml" with { type: "text" };
+import gemini from "../../fixtures/manifests/gemini.toml" with { type: "text" };
+import opencode from "../../fixtures/manifests/opencode.toml" with { type: "text" };
+import copilot from "../../fixtures/manifests/copilot.toml" with { type: "text" };
+import cursor from "../../fixtures/manifests/cursor.toml" with { type: "text" };
+import amp from "../../fixtures/manifests/amp.toml" with { type: "text" };
+import aider from "../../fixtures/manifests/aider.toml" with { type: "text" };
+import amazonq from "../../fixtures/manifests/amazonq.toml" with { type: "text" };
+import auggie from "../../fixtures/manifests/auggie.toml" with { type: "text" };
 import { loadManifest, type Manifest } from "./manifest.ts";
 import { readTextFile } from "../recording/source.ts";
 import { ManifestError } from "../errors.ts";
 
-export const BUNDLED: Record<string, string> = { claude, codex, generic };
+export const BUNDLED: Record<string, string> = { claude, codex, gemini, opencode, copilot, cursor, amp, aider, amazonq, auggie, generic };
 
 const cache = new Map<string, Manifest>();
 

@@ -16,6 +16,14 @@ export interface ManifestChoice {
 const PROGRAMS: [RegExp, string][] = [
   [/\bcodex\b/i, "codex"],
   [/\bclaude\b/i, "claude"],
+  [/\bgemini\b/i, "gemini"],
+  [/\bopencode\b/i, "opencode"],
+  [/\b(?:gh copilot|copilot)\b/i, "copilot"],
+  [/\bcursor-agent\b|\bcursor\b/i, "cursor"],
+  [/(?:^|[\s/])amp(?:\s|$)/i, "amp"],
+  [/\baider\b/i, "aider"],
+  [/(?:^|[\s/])q chat\b|\bamazon q\b|\bqchat\b/i, "amazonq"],
+  [/\bauggie\b|\baugment\b/i, "auggie"],
   // pstlab's simulated agent draws Claude Code's screens on purpose.
   [/\b(?:pstlab|main\.ts)[ -]sim\b/i, "claude"],
 ];

@@ -300,7 +300,7 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
   }
   for (const m of g.regex) {
     const r = m.re.exec(view.text(region));
-    trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r[0]) : null });
+    trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r[0].trim()) : null });
     if (!r) {
       ok = false;
       if (!trace) return false;
