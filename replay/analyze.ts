@@ -7,7 +7,9 @@ import * as fs from "node:fs";
 import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
 import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { chooseManifest, usesAuto, withManifest } from "../lib/detect/choose.ts";
+import { chooseManifest, type ManifestChoice, usesAuto, withManifest } from "../lib/detect/choose.ts";
+import type { Header } from "../lib/recording/model.ts";
+import { sniffScreen } from "./sniff.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
 import { score } from "../lib/score/metrics.ts";
@@ -40,6 +42,13 @@ export function sha256File(path: string): string {
 
 const TRUTH_SOURCES = ["auto", "markers", "labels"];
 
+/** `auto`: the header's hints, else the screen's markers (a second, short read of the file). */
+export async function autoManifest(path: string, header: Header, open: OpenOptions): Promise<ManifestChoice> {
+  const byHeader = chooseManifest(header);
+  if (header.command || header.title || header.provenance?.emitter) return byHeader;
+  return chooseManifest(header, await sniffScreen(path, open));
+}
+
 /** The detectors to run: the requested ones, then any the truth needs (not scored). */
 function detectorNames(opts: AnalyzeOptions): { names: string[]; truthDetector: string | null } {
   const names = [...opts.detectors];
@@ -69,7 +78,7 @@ function chooseTruth(path: string, opts: AnalyzeOptions, truthDetector: string |
 export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress?: (t: number) => void): Promise<FileResult> {
   const rec = await openRecording(path, opts.open);
   const { names: asked, truthDetector } = detectorNames(opts);
-  const choice = asked.some(usesAuto) ? chooseManifest(rec.header) : null;
+  const choice = asked.some(usesAuto) ? await autoManifest(path, rec.header, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
   const detectors = names.map((n) => createDetector(n, resolveManifest));
   const markers: { t: number; label: string }[] = [];

@@ -4,7 +4,8 @@
 import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
 import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { AUTO, chooseManifest, withManifest } from "../lib/detect/choose.ts";
+import { AUTO, withManifest } from "../lib/detect/choose.ts";
+import { autoManifest } from "./analyze.ts";
 import { verdictAt } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
 import type { Judged, SnapshotLabel } from "../lib/score/snapshots.ts";
@@ -23,7 +24,7 @@ export function instantDetectors(names: string[]): { kept: string[]; dropped: st
 
 export async function judgeSnapshot(label: SnapshotLabel, detectors: string[], manifest: string, open: OpenOptions): Promise<Judged> {
   const rec = await openRecording(label.path, open);
-  const chosen = manifest === AUTO ? chooseManifest(rec.header).name : manifest;
+  const chosen = manifest === AUTO ? (await autoManifest(label.path, rec.header, open)).name : manifest;
   const ds = detectors.map((n) => createDetector(`${withManifest(n, chosen)}@write`, resolveManifest));
   const { timelines, end } = await runDetectors(rec.header, rec.events, ds);
   return {

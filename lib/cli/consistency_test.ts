@@ -74,6 +74,13 @@ describe("--manifest auto", () => {
     const b = JSON.parse(cli(["detect", BUNDLED, "--json"]).stdout);
     assert.equal(b.manifest.name, "claude");
   });
+  test("with no command or title, the screen's markers decide", () => {
+    const raw = writeTmp(dir, "agent.raw", "\x1b[2J\x1b[H Gemini CLI v0.9\r\n\r\n│ Apply this change?\r\n│ ● 1. Yes, allow once\r\n");
+    const j = JSON.parse(cli(["detect", raw, "--json"]).stdout);
+    assert.deepEqual([j.manifest.name, j.manifest.why, j.state], ["gemini", "the screen shows Gemini CLI's input box", "blocked"]);
+    const plain = writeTmp(dir, "plain.raw", "hello\r\n");
+    assert.equal(JSON.parse(cli(["detect", plain, "--json"]).stdout).manifest.name, "claude");
+  });
   test("report says which manifest it chose and why", () => {
     const labels = writeTmp(dir, "py.tsv", "0\tworking\n0.1\tblocked\n");
     const r = cli(["report", py, "--labels", labels, "--detectors", "screen:auto@50ms"]);

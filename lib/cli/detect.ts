@@ -2,7 +2,7 @@
 
 import { out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
-import { openInput, printWarnings } from "./input.ts";
+import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
 import { AUTO, withManifest } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
@@ -33,7 +33,7 @@ export const spec = {
 
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
-  const chosen = pickManifest(rec.header, p.values.manifest);
+  const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
   const detector = createDetector(withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name), resolveManifest);
   const at = p.values.at;
   const { timelines, end } = await runDetectors(rec.header, rec.events, [detector], { until: at });

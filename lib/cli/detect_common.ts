@@ -1,15 +1,17 @@
 // Shared by detect / explain / screen / play: the manifest a command uses and feeding a
 // recording into an observer up to a time.
 
-import type { Header, Recording } from "../recording/model.ts";
+import type { Recording } from "../recording/model.ts";
 import { Observer } from "../detect/observer.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import type { Manifest } from "../detect/manifest.ts";
-import { AUTO, chooseManifest, type ManifestChoice } from "../detect/choose.ts";
+import { AUTO, type ManifestChoice } from "../detect/choose.ts";
+import { autoManifest } from "../../replay/analyze.ts";
+import type { OpenOptions } from "../recording/open.ts";
 
 /** --manifest: a name or path as given, or `auto` (the default) chosen from the recording. */
-export function pickManifest(header: Header, flag: string | undefined): ManifestChoice & { manifest: Manifest } {
-  const choice = !flag || flag === AUTO ? chooseManifest(header) : { name: flag, why: "--manifest" };
+export async function pickManifest(rec: Recording, flag: string | undefined, open: OpenOptions = {}): Promise<ManifestChoice & { manifest: Manifest }> {
+  const choice = !flag || flag === AUTO ? await autoManifest(rec.path, rec.header, open) : { name: flag, why: "--manifest" };
   return { ...choice, manifest: resolveManifest(choice.name) };
 }
 

@@ -3,7 +3,7 @@
 
 import { colorEnabled, out, defineCommand } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE } from "./options.ts";
-import { openInput, printWarnings } from "./input.ts";
+import { openInput, openOptions, printWarnings } from "./input.ts";
 import { observeAt, pickManifest } from "./detect_common.ts";
 import { evaluate, FALLBACK_RULE } from "../detect/manifest.ts";
 import { disarm, paint, round6 } from "../text.ts";
@@ -22,7 +22,7 @@ export const spec = {
 
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
-  const chosen = pickManifest(rec.header, p.values.manifest);
+  const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
   const m = chosen.manifest;
   const at = p.values.at ?? Infinity;
   const { observer, t } = await observeAt(rec, at);

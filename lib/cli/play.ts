@@ -3,7 +3,7 @@
 import { colorEnabled, err, defineCommand } from "./common.ts";
 import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, text, type Values } from "./options.ts";
 import { LabelFile } from "../../replay/label_file.ts";
-import { openInput } from "./input.ts";
+import { openInput, openOptions } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
 import { keyFor, Player } from "../../replay/player.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
@@ -103,7 +103,7 @@ async function durationOf(path: string, v: V): Promise<number> {
 }
 
 async function sideBySide(path: string, rec: Recording, v: V, window: { from: number; to: number }): Promise<{ panel: SideBySide; player: Player }> {
-  const chosen = pickManifest(rec.header, v.manifest);
+  const chosen = await pickManifest(rec, v.manifest, openOptions(v));
   const detectors = (v.detectors ?? PANEL).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
   // The panel shows the duration: a first pass over the file finds it.
   const total = Math.max(0, Math.min(await durationOf(path, v), window.to) - window.from);

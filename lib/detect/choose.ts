@@ -33,7 +33,8 @@ function match(text: string): string | null {
   return null;
 }
 
-export function chooseManifest(header: Header): ManifestChoice {
+/** The rules for a recording: its command, its emitter, its title, then (when given) its screen's markers. */
+export function chooseManifest(header: Header, screen?: string[] | null): ManifestChoice {
   const hints: [string | null | undefined, string][] = [
     [header.command, "the recorded command"],
     [header.provenance?.emitter, "the emitter named in the provenance"],
@@ -44,8 +45,24 @@ export function chooseManifest(header: Header): ManifestChoice {
     if (name) return { name, why: `${what} "${text}"` };
   }
   if (header.command) return { name: "generic", why: `no bundled rules for the recorded command "${header.command}"` };
-  return { name: "claude", why: "no command or title recorded (the default)" };
+  const byScreen = screen ? SCREEN_MARKERS.find(([re]) => re.test(screen.join("\n"))) : undefined;
+  if (byScreen) return { name: byScreen[1], why: `the screen shows ${byScreen[2]}` };
+  return { name: "claude", why: "no command, title or program marker on screen (the default)" };
 }
+
+/** What each program writes on its own screen (banners, footers), for recordings that name no command. */
+const SCREEN_MARKERS: [RegExp, string, string][] = [
+  [/OpenAI Codex|>_ Codex|codex-cli|^[•◦] Working \(|^› /im, "codex", "Codex's banner, status line or composer"],
+  [/Claude Code|\? for shortcuts|⏵⏵ accept edits/, "claude", "Claude Code's banner or footer"],
+  [/Gemini CLI|Type your message or @path/i, "gemini", "Gemini CLI's input box"],
+  [/opencode/i, "opencode", "OpenCode's name"],
+  [/GitHub Copilot/i, "copilot", "GitHub Copilot's banner"],
+  [/Cursor Agent/i, "cursor", "Cursor Agent's banner"],
+  [/^aider v\d/m, "aider", "aider's version line"],
+  [/Amazon Q/i, "amazonq", "Amazon Q's banner"],
+  [/Augment|auggie/i, "auggie", "Augment's banner"],
+  [/\bAmp\b.*(?:thinking|streaming)|ampcode/i, "amp", "Amp's footer"],
+];
 
 /** A detector name with `auto` as its manifest (`screen:auto@50ms`) made concrete. */
 export function withManifest(detector: string, manifest: string): string {

@@ -91,6 +91,8 @@ export function row(s: Summary & { truthFiles?: number }, files = 1): string[] {
 /** The lines that say where the truth came from when it is a detector or differs between files. */
 export function truthNotes(r: Report): string[] {
   const out: string[] = [];
+  // Herdr publishes nothing for 3 s after a program appears: a reader must not take that for a miss.
+  if (r.summaries.some((s) => s.detector.startsWith("herdr:"))) out.push("herdr:<m> says unknown for the first 3 s after the program's first output (Herdr's startup grace), as Herdr does");
   const partial = r.summaries.filter((s) => s.truthFiles > 0 && s.truthFiles < r.files.length);
   for (const s of partial) out.push(`* ${s.detector} is the truth of ${s.truthFiles} of ${r.files.length} files: there it grades itself`);
   const sources = new Set(r.files.map((f) => f.truth));
