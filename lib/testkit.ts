@@ -65,3 +65,19 @@ export function cli(args: string[], opts: { input?: string | Uint8Array; env?: R
   const bytes = new Uint8Array(r.stdout ?? []);
   return { code: r.status ?? -1, stdout: new TextDecoder().decode(bytes), stderr: String(r.stderr ?? ""), bytes };
 }
+
+/** A detached tmux server on its own socket, with helpers to drive one session. */
+export function tmuxSession(sock: string, name: string) {
+  const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+  const pane = () => tm("capture-pane", "-p", "-t", name).stdout;
+  const wait = async (pred: () => boolean, ms = 15000) => {
+    const end = Date.now() + ms;
+    while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return pred();
+  };
+  const type = (text: string) => {
+    tm("send-keys", "-t", name, "-l", text);
+    tm("send-keys", "-t", name, "Enter");
+  };
+  return { tm, pane, wait, type };
+}

@@ -2,9 +2,10 @@
 // with what the screen showed, a golden capture and an assertions file; exit 1 on a
 // violation (on a warning too with --strict), for CI.
 
-import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
+import { colorEnabled, defineCommand, ExitCode } from "./common.ts";
 import { AT_LEAST_ONE_FILE, choice, duration, flag, formatFor, INPUT_OPTIONS, MANIFEST, OUTPUT, text } from "./options.ts";
 import { openOptions } from "./input.ts";
+import { writeText } from "./output.ts";
 import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { checkFile, readCapture } from "../../replay/check.ts";
@@ -12,8 +13,6 @@ import { parseRules } from "../check/rules.ts";
 import { CHECKS, type CheckRun, exitCodeOf } from "../check/findings.ts";
 import { renderCheckJson, renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../check/render.ts";
 import { readTextFile } from "../recording/source.ts";
-import { OutputFile } from "../recording/sink.ts";
-import { disarm } from "../text.ts";
 
 const FORMATS = ["text", "json", "junit", "markdown"] as const;
 type CheckFormat = (typeof FORMATS)[number];
@@ -50,17 +49,6 @@ export const spec = {
   ],
 };
 
-function write(path: string, text: string): void {
-  const out = OutputFile.open(path, { overwrite: true });
-  try {
-    out.write(text);
-  } catch (e) {
-    out.abort();
-    throw e;
-  }
-  out.close();
-  if (path !== "-") err(`pstlab: wrote ${disarm(path)}\n`);
-}
 
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
@@ -75,7 +63,7 @@ export const command = defineCommand(spec, async (p) => {
   for (const path of p.positionals) files.push(await checkFile(path, { manifest, tolerance, open, golden, rules }));
   const run: CheckRun = { files, argv: ["check", ...p.argv.filter((a, i) => a !== "-o" && a !== "--output" && p.argv[i - 1] !== "-o" && p.argv[i - 1] !== "--output")], tolerance, against: v.against ?? null, rules: v.rules ?? null, strict: !!v.strict };
   const text = format === "json" ? renderCheckJson(run) : format === "junit" ? renderCheckJunit(run) : format === "markdown" ? renderCheckMarkdown(run) : renderCheckText(run, !v.output && colorEnabled(1));
-  write(v.output ?? "-", text);
+  writeText(v.output ?? "-", text);
   const code = exitCodeOf(run);
   if (code !== 0) throw new ExitCode(code);
   return 0;

@@ -10,6 +10,7 @@ import { err } from "./common.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { TOOL, VERSION } from "../version.ts";
 import { UsageError } from "../errors.ts";
+import { disarm } from "../text.ts";
 
 export interface Output {
   file: OutputFile;
@@ -67,4 +68,17 @@ export function summarize(path: string, o: Output, what = "wrote"): void {
   ].filter(Boolean);
   if (path !== "-") err(`pstlab: ${what} ${path} (${o.format}, ${s.events} events${extra.length ? "; " + extra.join("; ") : ""})\n`);
   else if (extra.length) err(`pstlab: ${extra.join("; ")}\n`);
+}
+
+/** A whole text to a file (through a temporary file: all or nothing) or to stdout (`-`); says where it wrote. */
+export function writeText(path: string, text: string): void {
+  const out = OutputFile.open(path, { overwrite: true });
+  try {
+    out.write(text);
+  } catch (e) {
+    out.abort();
+    throw e;
+  }
+  out.close();
+  if (path !== "-") err(`pstlab: wrote ${disarm(path)}\n`);
 }

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
 import { collect, concatOutput, type Event } from "../recording/model.ts";
-import { cli, MAIN, ROOT, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
+import { cli, MAIN, tmuxSession, ROOT, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-rec-");
 let n = 0;
@@ -165,21 +165,6 @@ describe("durability", () => {
   });
 });
 
-/** A detached tmux server on its own socket, with helpers to drive one session. */
-function tmuxSession(sock: string, name: string) {
-  const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
-  const pane = () => tm("capture-pane", "-p", "-t", name).stdout;
-  const wait = async (pred: () => boolean, ms = 8000) => {
-    const end = Date.now() + ms;
-    while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    return pred();
-  };
-  const type = (text: string) => {
-    tm("send-keys", "-t", name, "-l", text);
-    tm("send-keys", "-t", name, "Enter");
-  };
-  return { tm, pane, wait, type };
-}
 
 describe("interactive, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("raw input forwarded, size followed, Ctrl-C reaches the child, terminal restored", async () => {

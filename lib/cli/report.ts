@@ -5,6 +5,7 @@ import * as os from "node:os";
 import { colorEnabled, err, ExitCode, defineCommand } from "./common.ts";
 import { DETECTORS, duration, flag, formatFor, choice, INPUT_OPTIONS, JOBS, list, MANIFEST, number, OUTPUT, text, type Values } from "./options.ts";
 import { openOptions } from "./input.ts";
+import { writeText } from "./output.ts";
 import { defaultDetectorNames } from "../detect/detectors.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO, usesAuto } from "../detect/choose.ts";
@@ -14,7 +15,6 @@ import { buildReport, type Gate, type Report } from "../report/model.ts";
 import { renderMarkdown, renderTable } from "../report/text.ts";
 import { renderCsv, renderJson, renderJunit } from "../report/data.ts";
 import { renderHtml } from "../report/html.ts";
-import { OutputFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import type { OpenOptions } from "../recording/open.ts";
 import type { FileResult } from "../score/result.ts";
@@ -118,17 +118,6 @@ async function render(format: ReportFormat, built: Report, argv: string[], v: V,
   }
 }
 
-function write(path: string, text: string): void {
-  const out = OutputFile.open(path, { overwrite: true });
-  try {
-    out.write(text);
-  } catch (e) {
-    out.abort();
-    throw e;
-  }
-  out.close();
-  if (path !== "-") err(`pstlab: wrote ${path}\n`);
-}
 
 const WHERE_FLAGS = new Set(["-o", "--output", "--format", "--export-json", "--export-markdown", "--export-html", "--export-junit", "--export-csv"]);
 
@@ -215,8 +204,8 @@ async function snapshotReport(paths: string[], labelsFile: string, text: string,
   const render = (f: ReportFormat) => f === "json" ? renderSnapshotJson(scores, n, dropped) : f === "markdown" ? renderSnapshotMarkdown(scores, n, dropped)
     : f === "csv" ? renderSnapshotCsv(scores) : f === "junit" ? renderSnapshotJunit(scores, judged.map((j) => j.path)) : f === "html" ? renderSnapshotHtml(scores, n, dropped) : renderSnapshotTable(scores, n, dropped);
   const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
-  for (const [path, f] of exports) if (path) write(path, render(f));
-  write(v.output ?? "-", render(format));
+  for (const [path, f] of exports) if (path) writeText(path, render(f));
+  writeText(v.output ?? "-", render(format));
   return 0;
 }
 
@@ -247,7 +236,7 @@ export const command = defineCommand(spec, async (p) => {
     const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, mine.length));
     const results = await analyzeAll(mine.map((m) => m.path), { detectors, truth, labels: v.labels, open }, jobs, progressLine());
     const shard: Shard = { pstlab_shard: 1, shard: v.shard, total: p.positionals.length, detectors, truth, files: results.map((result, i) => ({ index: mine[i].index, result })) };
-    write(v.output ?? "-", JSON.stringify(shard) + "\n");
+    writeText(v.output ?? "-", JSON.stringify(shard) + "\n");
     return 0;
   }
   const jobs = v.jobs ?? Math.max(1, Math.min(os.cpus().length, p.positionals.length));
@@ -260,8 +249,8 @@ export const command = defineCommand(spec, async (p) => {
   const selfGraded = gate?.detectors.find((d) => report.summaries.some((s) => s.detector === d && s.truthFiles >= files.length));
   if (selfGraded) throw new UsageError(`report: --gate ${selfGraded} is this report's truth (no truth markers or --labels), so it cannot fail; give --labels FILE, or gate another detector`);
   const exports: [string | undefined, ReportFormat][] = [[v["export-json"], "json"], [v["export-markdown"], "markdown"], [v["export-html"], "html"], [v["export-junit"], "junit"], [v["export-csv"], "csv"]];
-  for (const [path, f] of exports) if (path) write(path, await render(f, report, p.argv, v, open, false));
-  write(v.output ?? "-", await render(format, report, p.argv, v, open, !v.output && colorEnabled(1)));
+  for (const [path, f] of exports) if (path) writeText(path, await render(f, report, p.argv, v, open, false));
+  writeText(v.output ?? "-", await render(format, report, p.argv, v, open, !v.output && colorEnabled(1)));
   if (report.gates.some((g) => g.failures.length)) throw new ExitCode(1, report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`).join("; "));
   return 0;
 });

@@ -116,32 +116,40 @@ export class ScreenDetector implements Detector {
   }
 }
 
-export class TailDetector implements Detector {
+/**
+ * A manifest read from one view of the terminal (the tail's bytes, the title): a
+ * function of what events changed, evaluated once per screen state and shared by every
+ * detector on the same view and manifest.
+ */
+abstract class ManifestViewDetector implements Detector {
   readonly name: string;
-  constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = named(`tail8k:${manifest.name}`, every);
-  }
-  /** A function of the screen, the tail or the records: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
+  constructor(readonly manifest: Manifest, readonly every: number, private readonly view: "tail8k" | "title") {
+    this.name = named(`${view}:${manifest.name}`, every);
+  }
+  protected abstract evaluateOn(o: Observation): Evaluation;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    // The naive observer sees bytes only: no title, no OSC 9.
-    const e = o.memo(`tail:${this.manifest.name}`, () => evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null })));
-    return fromEval(e);
+    return fromEval(o.memo(`${this.view}:${this.manifest.name}`, () => this.evaluateOn(o)));
   }
 }
 
-export class TitleDetector implements Detector {
-  readonly name: string;
-  constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = named(`title:${manifest.name}`, every);
+export class TailDetector extends ManifestViewDetector {
+  constructor(manifest: Manifest, every: number) {
+    super(manifest, every, "tail8k");
   }
-  /** A function of the screen, the tail or the records: only an event changes it. */
-  readonly holdsUntil = UNTIL_NEXT_EVENT;
-  judge(o: Observation): Verdict {
-    if (o.exited) return EXITED;
-    const e = o.memo(`title:${this.manifest.name}`, () => evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" }));
-    return fromEval(e);
+  /** The naive observer sees bytes only: no title, no OSC 9. */
+  protected evaluateOn(o: Observation): Evaluation {
+    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }));
+  }
+}
+
+export class TitleDetector extends ManifestViewDetector {
+  constructor(manifest: Manifest, every: number) {
+    super(manifest, every, "title");
+  }
+  protected evaluateOn(o: Observation): Evaluation {
+    return evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" });
   }
 }
 
