@@ -113,6 +113,12 @@ describe("writers never leave half a file", () => {
     assert.equal(fs.readFileSync(out, "utf8"), "precious\n");
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes(".pstlab-")), []);
   });
+  test("a device is written in place, never replaced by a renamed file (/dev/null)", { skip: !fs.existsSync("/dev/null") && "no /dev/null" }, () => {
+    const DEPLOY = path.join(import.meta.dirname ?? ".", "../../fixtures/captures/deploy.cast");
+    assert.equal(cli(["report", DEPLOY, "--format", "json", "-o", "/dev/null"]).code, 0);
+    assert.equal(cli(["convert", DEPLOY, "/dev/null", "--overwrite"]).code, 0);
+    assert.ok(fs.statSync("/dev/null").isCharacterDevice());
+  });
   test("a full device is one line naming the file (/dev/full)", { skip: !fs.existsSync("/dev/full") && "no /dev/full" }, () => {
     const r = cli(["record", "-q", "-o", "/dev/full", "--overwrite", "--", "true"]);
     assert.equal(r.code, 2, r.stderr);

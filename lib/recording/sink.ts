@@ -59,17 +59,20 @@ export class OutputFile {
 
   static open(p: string, opts: OutputOptions = {}): OutputFile {
     if (p === "-") return new OutputFile("-", 1, !!opts.durable, false);
-    let existed = false;
+    let existed = false, special = false;
     try {
       const st = fs.statSync(p);
       if (st.isDirectory()) throw new InputError(`${p}: is a directory`);
-      existed = st.size > 0;
+      // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
+      // temporary file onto it would replace the device itself.
+      special = !st.isFile();
+      existed = st.isFile() && st.size > 0;
       if (existed && !opts.overwrite && !opts.append) throw new InputError(`${p}: file exists (use --overwrite to replace it)`);
     } catch (e) {
       if (e instanceof InputError) throw e;
     }
     try {
-      if (opts.append || opts.durable) return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
+      if (opts.append || opts.durable || special) return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
       // Every other writer writes beside the target and renames on success: a failed run
       // (disk full, a bad event, Ctrl-C) never leaves half a file where a good one was.
       const temp = path.join(path.dirname(p), `.${path.basename(p)}.pstlab-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
