@@ -7,7 +7,7 @@ import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
-import { round6 } from "../lib/text.ts";
+import { detached, round6 } from "../lib/text.ts";
 
 export interface RunOptions {
   /** Stop after this time (inclusive). Default: the last event. */
@@ -39,7 +39,8 @@ export class Sampler {
     const tl = this.timelines[i];
     tl.samples++;
     if (!same(this.last[i], verdict)) {
-      tl.points.push({ t, verdict });
+      // Timelines live as long as the analysis: keep their evidence, not the screens it came from.
+      tl.points.push({ t, verdict: verdict.evidence === null ? verdict : { ...verdict, evidence: detached(verdict.evidence) } });
       this.last[i] = verdict;
     }
     return d.holdsUntil ? d.holdsUntil(o) : t;

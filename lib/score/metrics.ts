@@ -75,10 +75,17 @@ export function needsYouIntervals(tl: Timeline, end: number): Interval[] {
   return out;
 }
 
-/** Length of the overlap of [a,b) with a sorted list of intervals. */
-function overlap(list: Interval[], a: number, b: number): number {
+/**
+ * Length of the overlap of [a,b) with a sorted list of disjoint intervals, starting the
+ * walk at `from.i` and moving it past intervals that end by `a` (callers ask with
+ * non-decreasing `a`, so the whole scoring stays linear: a 33-hour capture has 4,400
+ * episodes and each detector tens of thousands of verdict changes).
+ */
+function overlap(list: Interval[], a: number, b: number, from: { i: number }): number {
+  while (from.i < list.length && list[from.i].end <= a) from.i++;
   let n = 0;
-  for (const x of list) {
+  for (let i = from.i; i < list.length; i++) {
+    const x = list[i];
     if (x.start >= b) break;
     n += Math.max(0, Math.min(b, x.end) - Math.max(a, x.start));
   }
@@ -92,10 +99,15 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   // Linger windows: after each episode, the needs-you run in force at its end, up to
   // the next blocked episode.
   const lingerWindows: Interval[] = [];
+  // Both lists are sorted and disjoint: the first run ending after a point is the only
+  // candidate for the run in force there, so two cursors replace searching every run.
+  let h = 0, r = 0;
   blocked.forEach((b, i) => {
-    const hit = ny.find((n) => n.end > b.start + EPS && n.start < b.end - EPS);
+    while (h < ny.length && ny[h].end <= b.start + EPS) h++;
+    const hit = h < ny.length && ny[h].start < b.end - EPS ? ny[h] : undefined;
     const detectedAt = hit ? Math.max(hit.start, b.start) : null;
-    const run = ny.find((n) => n.start < b.end - EPS && n.end > b.end + EPS);
+    while (r < ny.length && ny[r].end <= b.end + EPS) r++;
+    const run = r < ny.length && ny[r].start < b.end - EPS ? ny[r] : undefined;
     const nextStart = i + 1 < blocked.length ? blocked[i + 1].start : end;
     const linger = run ? Math.max(0, Math.min(run.end, nextStart) - b.end) : 0;
     if (linger > 0) lingerWindows.push({ start: b.end, end: b.end + linger });
@@ -115,23 +127,32 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   const pieces: (Interval & { state: TruthState })[] = [];
   if (segs.length === 0 || segs[0].start > 0) pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
   segs.forEach((s, i) => pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state }));
+  const lingerAt = { i: 0 };
+  let first = 0;
   for (const p of pieces) {
     if (p.state === "blocked" || p.end <= p.start) continue;
-    for (const n of ny) {
+    while (first < ny.length && ny[first].end <= p.start) first++;
+    for (let k = first; k < ny.length && ny[k].start < p.end; k++) {
+      const n = ny[k];
       const a = Math.max(p.start, n.start), b = Math.min(p.end, n.end);
       if (b <= a) continue;
-      fa[p.state].seconds += (b - a) - overlap(lingerWindows, a, b);
+      fa[p.state].seconds += (b - a) - overlap(lingerWindows, a, b, lingerAt);
     }
   }
 
   // Time confusion: seconds of (truth state × verdict state).
   const confusion = emptyConfusion();
   const points = tl.points.filter((p) => p.t <= end + EPS);
+  // Piece ends never decrease (each is the next start, capped at `end`), so pieces that
+  // end by a point end by every later one.
+  let q = 0;
   for (let i = 0; i < points.length; i++) {
     const a = points[i].t, b = i + 1 < points.length ? points[i + 1].t : end;
     if (b <= a) continue;
     const vs = points[i].verdict.needsYou ? "blocked" : points[i].verdict.state;
-    for (const p of pieces) {
+    while (q < pieces.length && pieces[q].end <= a) q++;
+    for (let k = q; k < pieces.length && pieces[k].start < b; k++) {
+      const p = pieces[k];
       const x = Math.max(a, p.start), y = Math.min(b, p.end);
       if (y > x) confusion[p.state][vs] += y - x;
     }
