@@ -8,6 +8,7 @@ import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
+import { collectGarbage } from "../lib/runtime.ts";
 
 export interface RunOptions {
   /** Stop after this time (inclusive). Default: the last event. */
@@ -32,6 +33,19 @@ export class Sampler {
     this.last = detectors.map(() => null);
   }
 
+  private evidence = new Map<string, string>();
+
+  /**
+   * Timelines live as long as the analysis: they keep a copy of the evidence, not the
+   * screen it was cut from, and one copy per distinct text (a long session shows the same
+   * dialog line at every prompt). Measured by bench/memory.ts.
+   */
+  private keep(evidence: string): string {
+    let kept = this.evidence.get(evidence);
+    if (kept === undefined) this.evidence.set(kept = detached(evidence), kept);
+    return kept;
+  }
+
   private record(i: number, t: number): number {
     const d = this.detectors[i];
     const o = this.observer.observe(t);
@@ -39,8 +53,7 @@ export class Sampler {
     const tl = this.timelines[i];
     tl.samples++;
     if (!same(this.last[i], verdict)) {
-      // Timelines live as long as the analysis: keep their evidence, not the screens it came from.
-      tl.points.push({ t, verdict: verdict.evidence === null ? verdict : { ...verdict, evidence: detached(verdict.evidence) } });
+      tl.points.push({ t, verdict: verdict.evidence === null ? verdict : { ...verdict, evidence: this.keep(verdict.evidence) } });
       this.last[i] = verdict;
     }
     return d.holdsUntil ? d.holdsUntil(o) : t;
@@ -92,6 +105,9 @@ export class Sampler {
 
 }
 
+/** Output bytes between asked-for collections: a few per 100 MB, each a few ms. */
+const COLLECT_EVERY = 4 << 20;
+
 /** Runs detectors over a recording; returns their timelines and the end time. */
 export async function runDetectors(
   header: Header,
@@ -102,12 +118,16 @@ export async function runDetectors(
   const observer = new Observer(header, { convertEol: opts.convertEol });
   const sampler = new Sampler(detectors, observer);
   const until = opts.until ?? Infinity;
-  let end = 0;
+  let end = 0, sinceCollect = 0;
   for await (const e of events) {
     if (e.t > until) break;
     sampler.advanceBefore(e.t);
     observer.apply(e);
     end = e.t;
+    if (e.kind === "output" && (sinceCollect += e.bytes.length) > COLLECT_EVERY) {
+      sinceCollect = 0;
+      collectGarbage();
+    }
     opts.onEvent?.(e);
     sampler.afterEvent(e.t);
   }
