@@ -1,6 +1,7 @@
 // Issue 6: `report` with the default detector set — on the bundled demo capture (×real
-// time; goal ≥ 1,000×) and on a 50 MB synthetic capture (MB/s and ×real time), next to
-// a baseline run in the same process: reading the capture and feeding the screen only.
+// time; goal ≥ 1,000×) and on synthetic captures of 1, 10 and 100 MB (issue 12: time per
+// MB should not grow with size), next to a baseline run in the same process: reading the
+// capture and feeding the screen only.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,20 +16,21 @@ import { rng, synthChunks } from "./synth.ts";
 const here = import.meta.dirname ?? ".";
 const demo = path.resolve(here, "../fixtures/captures/fake-claude.cast");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-reportbench-"));
-const synth = path.join(dir, "synth50.cast");
-{
-  const o = OutputFile.open(synth, { overwrite: true });
+function synthesise(mb: number): string {
+  const file = path.join(dir, `synth${mb}.cast`);
+  const o = OutputFile.open(file, { overwrite: true });
   const w = new AsciicastWriter(o, 3);
   w.header({ cols: 120, rows: 32 });
   const r = rng(9);
   let t = 0, k = 0;
-  for (const c of synthChunks(50e6 / 1.2, 0.01, 9)) {
+  for (const c of synthChunks(mb * 1e6 / 1.2, 0.01, 9)) {
     t += r() * 0.02;
     if (k++ % 400 === 0) w.event({ t, kind: "marker", label: k % 800 === 1 ? "truth:working" : "truth:blocked" });
     w.event({ t, kind: "output", bytes: c });
   }
   w.end(t);
   o.close();
+  return file;
 }
 
 async function baseline(file: string): Promise<number> {
@@ -40,11 +42,13 @@ async function baseline(file: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-console.log("| capture | size | capture time | read + screen (baseline) | report, default detectors | MB/s | × real time |");
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-for (const [label, file] of [["bundled demo (fake-claude.cast)", demo], ["synthetic 50 MB", synth]] as const) {
+console.log("| capture | size | capture time | read + screen (baseline) | report, default detectors | s per MB | × baseline | × real time |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+const captures: [string, string][] = [["bundled demo (fake-claude.cast)", demo]];
+for (const mb of [1, 10, 100]) captures.push([`synthetic ${mb} MB`, synthesise(mb)]);
+for (const [label, file] of captures) {
   if (!fs.existsSync(file)) {
-    console.log(`| ${label} | (missing) | | | | | |`);
+    console.log(`| ${label} | (missing) | | | | | | |`);
     continue;
   }
   const size = fs.statSync(file).size;
@@ -52,6 +56,7 @@ for (const [label, file] of [["bundled demo (fake-claude.cast)", demo], ["synthe
   const t0 = performance.now();
   const r = await analyzeFile(file, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} });
   const sec = (performance.now() - t0) / 1000;
-  console.log(`| ${label} | ${(size / 1e6).toFixed(1)} MB | ${r.duration.toFixed(0)} s | ${base.toFixed(2)} s | ${sec.toFixed(2)} s | ${(size / 1e6 / sec).toFixed(1)} | ${(r.duration / sec).toFixed(0)}× |`);
+  console.log(`| ${label} | ${(size / 1e6).toFixed(1)} MB | ${r.duration.toFixed(0)} s | ${base.toFixed(2)} s | ${sec.toFixed(2)} s | ${(sec / (size / 1e6)).toFixed(3)} | ${(sec / base).toFixed(2)} | ${(r.duration / sec).toFixed(0)}× |`);
+  fs.rmSync(file === demo ? path.join(dir, "none") : file, { force: true });
 }
 fs.rmSync(dir, { recursive: true, force: true });
