@@ -24,12 +24,25 @@ export function selfArgv(): string[] {
 }
 
 /**
- * Asks the runtime to collect garbage now, where it can be asked (Bun). A long analysis
- * makes a screen's worth of short-lived strings per sample while keeping little (its
- * timelines: 46 MB live after 33 hours of capture), and Bun's collector let the process
- * grow to 380 MB before collecting (bench/memory.ts). Elsewhere this does nothing.
+ * Collects garbage when the process has grown by `slack` bytes since the last collection,
+ * where the runtime can be asked to (Bun). A long analysis makes a screen's worth of
+ * short-lived strings per sample, in proportion to the capture's duration, while keeping
+ * little (its timelines: 46 MB live after 34 hours of capture); Bun's collector let the
+ * process grow to 380 MB before collecting (bench/memory.ts). Elsewhere this does nothing.
  */
-export function collectGarbage(): void {
-  const bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
-  bun?.gc(true);
+export class GarbageWatch {
+  private readonly gc: ((sync: boolean) => void) | null;
+  private base: number;
+
+  constructor(private readonly slack = 64 << 20) {
+    const bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
+    this.gc = bun ? (sync) => bun.gc(sync) : null;
+    this.base = this.gc ? process.memoryUsage.rss() : 0;
+  }
+
+  check(): void {
+    if (!this.gc || process.memoryUsage.rss() - this.base < this.slack) return;
+    this.gc(true);
+    this.base = process.memoryUsage.rss();
+  }
 }

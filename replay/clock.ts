@@ -8,7 +8,7 @@ import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
-import { collectGarbage } from "../lib/runtime.ts";
+import { GarbageWatch } from "../lib/runtime.ts";
 
 export interface RunOptions {
   /** Stop after this time (inclusive). Default: the last event. */
@@ -105,8 +105,8 @@ export class Sampler {
 
 }
 
-/** Output bytes between asked-for collections: a few per 100 MB, each a few ms. */
-const COLLECT_EVERY = 4 << 20;
+/** Output bytes between looks at the process's size (one cheap system call). */
+const LOOK_EVERY = 256 << 10;
 
 /** Runs detectors over a recording; returns their timelines and the end time. */
 export async function runDetectors(
@@ -118,15 +118,16 @@ export async function runDetectors(
   const observer = new Observer(header, { convertEol: opts.convertEol });
   const sampler = new Sampler(detectors, observer);
   const until = opts.until ?? Infinity;
-  let end = 0, sinceCollect = 0;
+  let end = 0, sinceLook = 0;
+  const garbage = new GarbageWatch();
   for await (const e of events) {
     if (e.t > until) break;
     sampler.advanceBefore(e.t);
     observer.apply(e);
     end = e.t;
-    if (e.kind === "output" && (sinceCollect += e.bytes.length) > COLLECT_EVERY) {
-      sinceCollect = 0;
-      collectGarbage();
+    if (e.kind === "output" && (sinceLook += e.bytes.length) > LOOK_EVERY) {
+      sinceLook = 0;
+      garbage.check();
     }
     opts.onEvent?.(e);
     sampler.afterEvent(e.t);
