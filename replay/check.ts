@@ -55,7 +55,9 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   });
   tracker.end(end);
   const queryAnswered = rec.header.provenance?.query_answered ?? null;
-  return { log: { events, exit, overflow, queryAnswered, end }, protocol: timelines[0], screen: timelines[1], end, manifest: chosen };
+  const term = rec.header.env?.TERM ?? rec.header.termType ?? "";
+  const insideTmux = rec.header.env?.TMUX !== undefined || /^(tmux|screen)\b/.test(term);
+  return { log: { events, exit, overflow, queryAnswered, insideTmux, end }, protocol: timelines[0], screen: timelines[1], end, manifest: chosen };
 }
 
 export async function checkFile(path: string, o: CheckOptions): Promise<FileCheck> {

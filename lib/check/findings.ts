@@ -11,7 +11,7 @@ export const CHECKS = {
   "left-at-exit": { severity: "violation", about: "working or blocked records still there when the program exited (report done, error or idle first)" },
   "too-many-records": { severity: "warning", about: "more than 64 live records (a terminal must keep only 64)" },
   "invisible-text": { severity: "warning", about: "bidi overrides or invisible formatting in msg or title" },
-  "tmux-passthrough": { severity: "info", about: "reports not wrapped for tmux passthrough (tmux drops them)" },
+  "tmux-passthrough": { severity: "info", about: "reports not wrapped for tmux passthrough in a capture made inside tmux, or wrapped only sometimes (tmux drops them)" },
   "query": { severity: "info", about: "reports without an answered query, or an answered query and no report" },
   "prompt-unreported": { severity: "violation", about: "the screen shows a prompt and the protocol never reports blocked" },
   "prompt-late": { severity: "violation", about: "blocked reported later than the tolerance after the prompt appears" },

@@ -19,6 +19,8 @@ export interface ProtocolLog {
   overflow: { t: number; count: number } | null;
   /** Whether the recorder answered the query (provenance), null when unknown. */
   queryAnswered: boolean | null;
+  /** The header says the program ran inside tmux (env TMUX, or TERM tmux… / screen…). */
+  insideTmux?: boolean;
   end: number;
 }
 
@@ -26,14 +28,15 @@ const who = (id: string | null) => (id === null ? "(root)" : id);
 
 export function specLint(log: ProtocolLog): Finding[] {
   const out: Finding[] = [];
-  let reports = 0, plain = 0, queries = 0, firstPlain = 0;
+  let reports = 0, plain = 0, wrapped = 0, queries = 0, firstPlain = 0;
   for (const e of log.events) {
     if (e.type === "discarded" || e.type === "ignored") {
       out.push(finding("discarded-report", e.t, e.t, `${e.type} (${e.reason}): ${e.detail}`));
     } else if (e.type === "query") queries++;
     else if (e.type === "report" && e.source === "osc7501") {
       reports++;
-      if (e.depth === 0 && plain++ === 0) firstPlain = e.t;
+      if (e.depth > 0) wrapped++;
+      else if (plain++ === 0) firstPlain = e.t;
       if (e.state === "blocked" && e.kind === null) out.push(finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`));
       for (const [k, v] of [["msg", e.msg], ["title", e.title]] as const) {
         if (v !== null && INVISIBLE.test(v)) out.push(finding("invisible-text", e.t, e.t, `${who(e.id)} ${k} holds bidi overrides or invisible formatting`));
@@ -49,7 +52,13 @@ export function specLint(log: ProtocolLog): Finding[] {
   if (log.overflow) {
     out.push(finding("too-many-records", log.overflow.t, log.overflow.t, `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`));
   }
-  if (plain > 0) out.push(finding("tmux-passthrough", firstPlain, log.end, `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough: inside tmux they are dropped`));
+  // Unwrapped reports are right outside tmux (spec §tmux: wrapping is for a program inside
+  // it), so they are worth a line only when the capture says tmux, or when the program
+  // wraps some reports and not others. The demo's correct emitter once drew this line.
+  if (plain > 0 && (log.insideTmux || wrapped > 0)) {
+    const why = log.insideTmux ? "the capture was made inside tmux" : `${wrapped} other${wrapped === 1 ? " is" : "s are"}`;
+    out.push(finding("tmux-passthrough", firstPlain, log.end, `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`));
+  }
   if (reports > 0 && log.queryAnswered === false) out.push(finding("query", 0, log.end, `${reports} reports although the terminal did not answer the query`));
   if (reports === 0 && queries > 0 && log.queryAnswered !== false) out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
   return out;
