@@ -24,6 +24,7 @@ export const CHECKS = {
   "golden-timing": { severity: "warning", about: "a transition later or earlier than the golden's by more than the tolerance" },
   "golden-msg": { severity: "info", about: "the same transition with a different msg" },
   "rule": { severity: "violation", about: "an assertion of the --rules file that does not hold" },
+  "no-reports": { severity: "warning", about: "no OSC 7501 query and no report in the whole capture (is the emitter on, is this the right file?)" },
   "no-exit": { severity: "info", about: "the capture has no exit event, so exit state is not checked" },
 } as const satisfies Record<string, { severity: Severity; about: string }>;
 

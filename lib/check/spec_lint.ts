@@ -60,6 +60,9 @@ export function specLint(log: ProtocolLog): Finding[] {
     out.push(finding("tmux-passthrough", firstPlain, log.end, `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`));
   }
   if (reports > 0 && log.queryAnswered === false) out.push(finding("query", 0, log.end, `${reports} reports although the terminal did not answer the query`));
+  // A check that passes on a capture with no protocol at all would pass a build whose
+  // emitter is switched off, or the wrong file given to CI.
+  if (reports === 0 && queries === 0) out.push(finding("no-reports", 0, log.end, "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?"));
   if (reports === 0 && queries > 0 && log.queryAnswered !== false) out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
   return out;
 }

@@ -81,6 +81,14 @@ describe("each finding on a tiny capture", () => {
     assert.equal(check([capture([[0.1, "o", wrap("state=idle")], [0.1, "x", "0"]])]).found("tmux-passthrough").length, 0);
     assert.match(check([capture([[0.1, "o", wrap("state=working")], [0.2, "o", R("state=idle")], [0.3, "x", "0"]])]).found("tmux-passthrough")[0].message, /1 report not wrapped .*1 other is/);
   });
+  test("no-reports: a capture without any query or report is a warning (fails under --strict)", () => {
+    const none = capture([[0.1, "o", "just output\r\n"], [0.2, "x", "0"]]);
+    const r = check([none]);
+    assert.equal(r.code, 0);
+    assert.equal(r.found("no-reports").length, 1);
+    assert.equal(check([none, "--strict"]).code, 1);
+    assert.equal(check([capture([[0.1, "o", R("state=idle")], [0.2, "x", "0"]])]).found("no-reports").length, 0);
+  });
   test("left-at-exit, and no-exit when there is no exit event", () => {
     const r = check([capture([[0.1, "o", R("state=working:id=job")], [0.1, "o", R("state=blocked:kind=question")], [0.2, "x", "0"]])]);
     assert.match(r.found("left-at-exit")[0].message, /\(root\) blocked, job working/);
