@@ -4,9 +4,9 @@
 // working and the other idle are disagreements; blocked left and re-entered while one
 // prompt stays is flapping.
 
-import type { Timeline } from "../detect/timeline.ts";
 import { type Finding, finding } from "./findings.ts";
-import { fmtT, type Interval, intersect, intervalsOf } from "./intervals.ts";
+import { fmtT, intersect } from "./intervals.ts";
+import { type Interval, intervalsOf, type Timeline } from "../detect/timeline.ts";
 
 /** A prompt shorter than this on screen is not a prompt (a redraw passing through). */
 export const SCREEN_GRACE = 0.3;

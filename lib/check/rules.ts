@@ -8,11 +8,11 @@
 import { parse as parseToml } from "smol-toml";
 import { FixtureError } from "../errors.ts";
 import { parseDuration } from "../units.ts";
-import type { Timeline } from "../detect/timeline.ts";
 import type { Verdict } from "../detect/detectors.ts";
 import type { ProtocolLog } from "./spec_lint.ts";
 import { type Finding, finding } from "./findings.ts";
-import { fmtT, intervalsOf } from "./intervals.ts";
+import { fmtT } from "./intervals.ts";
+import { intervalsOf, type Timeline } from "../detect/timeline.ts";
 
 type Side = "screen" | "protocol";
 const STATES = ["blocked", "working", "idle", "done", "error"] as const;

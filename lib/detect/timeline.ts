@@ -37,3 +37,28 @@ export function inForceAt<P>(points: readonly P[], t: number, timeOf: (p: P) => 
 export function verdictAt(tl: Timeline, t: number): Verdict | null {
   return inForceAt(tl.points, t, (p) => p.t)?.verdict ?? null;
 }
+
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+/**
+ * The intervals over [0, end] during which `holds` is true of the verdict in force: the
+ * needs-you runs that scoring reads, and the states that check compares with the screen.
+ */
+export function intervalsOf(tl: Timeline, end: number, holds: (v: Verdict) => boolean): Interval[] {
+  const out: Interval[] = [];
+  let open: number | null = null;
+  for (const p of tl.points) {
+    if (p.t > end + EPS) break;
+    const h = holds(p.verdict);
+    if (h && open === null) open = p.t;
+    else if (!h && open !== null) {
+      if (p.t > open) out.push({ start: open, end: p.t });
+      open = null;
+    }
+  }
+  if (open !== null && end > open) out.push({ start: open, end });
+  return out;
+}

@@ -9,13 +9,10 @@
 // Everything here works on plain interval lists, so every metric is testable with
 // hand-written timelines.
 
-import { EPS, inForceAt, type Timeline } from "../detect/timeline.ts";
+import { EPS, inForceAt, type Interval, intervalsOf, type Timeline } from "../detect/timeline.ts";
 import type { Truth, TruthState } from "./truth.ts";
 
-export interface Interval {
-  start: number;
-  end: number;
-}
+export type { Interval };
 
 export interface Episode {
   start: number;
@@ -44,7 +41,6 @@ export interface DetectorScore {
   samples: number;
 }
 
-
 /** Truth segments as intervals of one state up to `end`. */
 export function truthIntervals(truth: Truth, end: number, state: TruthState): (Interval & { kind: string | null })[] {
   const out: (Interval & { kind: string | null })[] = [];
@@ -61,30 +57,23 @@ export function truthIntervals(truth: Truth, end: number, state: TruthState): (I
 
 /** The detector's needs-you runs up to `end`. */
 export function needsYouIntervals(tl: Timeline, end: number): Interval[] {
-  const out: Interval[] = [];
-  let open: number | null = null;
-  for (const p of tl.points) {
-    if (p.t > end + EPS) break;
-    if (p.verdict.needsYou && open === null) open = p.t;
-    else if (!p.verdict.needsYou && open !== null) {
-      if (p.t > open) out.push({ start: open, end: p.t });
-      open = null;
-    }
-  }
-  if (open !== null && end > open) out.push({ start: open, end });
-  return out;
+  return intervalsOf(tl, end, (v) => v.needsYou);
 }
 
 /**
- * Length of the overlap of [a,b) with a sorted list of disjoint intervals, starting the
- * walk at `from.i` and moving it past intervals that end by `a` (callers ask with
- * non-decreasing `a`, so the whole scoring stays linear: a 33-hour capture has 4,400
- * episodes and each detector tens of thousands of verdict changes).
+ * The first index at or after `from` whose interval ends after `t`. Scoring walks every
+ * list with such cursors, asking with times that never decrease, so it stays linear: a
+ * 33-hour capture has 4,400 episodes and each detector tens of thousands of changes.
  */
-function overlap(list: Interval[], a: number, b: number, from: { i: number }): number {
-  while (from.i < list.length && list[from.i].end <= a) from.i++;
+function firstEndingAfter(list: readonly Interval[], from: number, t: number): number {
+  while (from < list.length && list[from].end <= t) from++;
+  return from;
+}
+
+/** Length of the overlap of [a,b) with a sorted list of disjoint intervals, from index `from`. */
+function overlap(list: Interval[], a: number, b: number, from: number): number {
   let n = 0;
-  for (let i = from.i; i < list.length; i++) {
+  for (let i = from; i < list.length; i++) {
     const x = list[i];
     if (x.start >= b) break;
     n += Math.max(0, Math.min(b, x.end) - Math.max(a, x.start));
@@ -100,13 +89,13 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   // the next blocked episode.
   const lingerWindows: Interval[] = [];
   // Both lists are sorted and disjoint: the first run ending after a point is the only
-  // candidate for the run in force there, so two cursors replace searching every run.
+  // candidate for the run in force there.
   let h = 0, r = 0;
   blocked.forEach((b, i) => {
-    while (h < ny.length && ny[h].end <= b.start + EPS) h++;
+    h = firstEndingAfter(ny, h, b.start + EPS);
     const hit = h < ny.length && ny[h].start < b.end - EPS ? ny[h] : undefined;
     const detectedAt = hit ? Math.max(hit.start, b.start) : null;
-    while (r < ny.length && ny[r].end <= b.end + EPS) r++;
+    r = firstEndingAfter(ny, r, b.end + EPS);
     const run = r < ny.length && ny[r].start < b.end - EPS ? ny[r] : undefined;
     const nextStart = i + 1 < blocked.length ? blocked[i + 1].start : end;
     const linger = run ? Math.max(0, Math.min(run.end, nextStart) - b.end) : 0;
@@ -127,16 +116,16 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   const pieces: (Interval & { state: TruthState })[] = [];
   if (segs.length === 0 || segs[0].start > 0) pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
   segs.forEach((s, i) => pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state }));
-  const lingerAt = { i: 0 };
-  let first = 0;
+  let first = 0, lw = 0;
   for (const p of pieces) {
     if (p.state === "blocked" || p.end <= p.start) continue;
-    while (first < ny.length && ny[first].end <= p.start) first++;
+    first = firstEndingAfter(ny, first, p.start);
     for (let k = first; k < ny.length && ny[k].start < p.end; k++) {
       const n = ny[k];
       const a = Math.max(p.start, n.start), b = Math.min(p.end, n.end);
       if (b <= a) continue;
-      fa[p.state].seconds += (b - a) - overlap(lingerWindows, a, b, lingerAt);
+      lw = firstEndingAfter(lingerWindows, lw, a);
+      fa[p.state].seconds += (b - a) - overlap(lingerWindows, a, b, lw);
     }
   }
 
@@ -150,7 +139,7 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
     const a = points[i].t, b = i + 1 < points.length ? points[i + 1].t : end;
     if (b <= a) continue;
     const vs = points[i].verdict.needsYou ? "blocked" : points[i].verdict.state;
-    while (q < pieces.length && pieces[q].end <= a) q++;
+    q = firstEndingAfter(pieces, q, a);
     for (let k = q; k < pieces.length && pieces[k].start < b; k++) {
       const p = pieces[k];
       const x = Math.max(a, p.start), y = Math.min(b, p.end);
