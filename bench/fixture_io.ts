@@ -7,21 +7,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
 import { createWriter } from "../lib/recording/writer.ts";
-import { peakRssMB, rng, synthChunks } from "./synth.ts";
-import { createHash } from "node:crypto";
-
-function hashFile(p: string): string {
-  const h = createHash("sha256");
-  const fd = fs.openSync(p, "r");
-  const buf = new Uint8Array(1 << 20);
-  for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
-  fs.closeSync(fd);
-  return h.digest("hex");
-}
+import { peakRssMB, writeSynthCast } from "./synth.ts";
+import { sha256File } from "../replay/analyze.ts";
 
 async function child(file: string, out: string) {
   const size = fs.statSync(file).size;
@@ -49,26 +39,7 @@ async function child(file: string, out: string) {
   o.close();
   const rw = (performance.now() - t0) / 1000;
   const rss = peakRssMB();
-  console.log(JSON.stringify({ size, events, copy, rw, rss, rssAfterCopy, same: hashFile(out) === hashFile(file) }));
-}
-
-function makeCast(file: string, mb: number) {
-  const r = rng(3);
-  const parts: string[] = [];
-  const o = OutputFile.open(file, { overwrite: true });
-  const w = new AsciicastWriter(o, 3);
-  w.header({ cols: 120, rows: 32 });
-  let t = 0;
-  let written = 0;
-  for (const c of synthChunks(mb * 1e6 / 1.2)) { // JSON escaping makes the file ~1.2× the bytes
-    t += r() * 0.05;
-    w.event({ t, kind: "output", bytes: c });
-    written += c.length;
-  }
-  w.end(t);
-  o.close();
-  void parts;
-  void written;
+  console.log(JSON.stringify({ size, events, copy, rw, rss, rssAfterCopy, same: sha256File(out) === sha256File(file) }));
 }
 
 if (process.argv[2] === "--child") {
@@ -80,7 +51,7 @@ if (process.argv[2] === "--child") {
   console.log("| ---: | ---: | ---: | ---: | ---: | ---: | --- |");
   for (const mb of sizes.length ? sizes : [50, 200]) {
     const file = path.join(dir, `cap${mb}.cast`);
-    makeCast(file, mb);
+    writeSynthCast(file, mb, { chunkSeed: 7, timeSeed: 3, step: 0.05 });
     const r = spawnSync(process.execPath, [import.meta.filename ?? process.argv[1], "--child", file, path.join(dir, "out.cast")], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(r.stderr);
     const m = JSON.parse(r.stdout.trim().split("\n").at(-1)!);

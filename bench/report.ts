@@ -9,27 +9,14 @@ import { analyzeFile } from "../replay/analyze.ts";
 import { defaultDetectorNames } from "../lib/detect/detectors.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { Screen } from "../lib/screen/screen.ts";
-import { AsciicastWriter } from "../lib/recording/asciicast.ts";
-import { OutputFile } from "../lib/recording/sink.ts";
-import { rng, synthChunks } from "./synth.ts";
+import { writeSynthCast } from "./synth.ts";
 
 const here = import.meta.dirname ?? ".";
 const demo = path.resolve(here, "../fixtures/captures/fake-claude.cast");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-reportbench-"));
 function synthesise(mb: number): string {
   const file = path.join(dir, `synth${mb}.cast`);
-  const o = OutputFile.open(file, { overwrite: true });
-  const w = new AsciicastWriter(o, 3);
-  w.header({ cols: 120, rows: 32 });
-  const r = rng(9);
-  let t = 0, k = 0;
-  for (const c of synthChunks(mb * 1e6 / 1.2, 0.01, 9)) {
-    t += r() * 0.02;
-    if (k++ % 400 === 0) w.event({ t, kind: "marker", label: k % 800 === 1 ? "truth:working" : "truth:blocked" });
-    w.event({ t, kind: "output", bytes: c });
-  }
-  w.end(t);
-  o.close();
+  writeSynthCast(file, mb, { chunkSeed: 9, timeSeed: 9, step: 0.02, markerEvery: 400 });
   return file;
 }
 

@@ -3,6 +3,8 @@
 // about `reportShare` of the bytes (plus OSC 133 / 9;4 now and then).
 
 import { rng } from "../lib/sim/rng.ts";
+import { AsciicastWriter } from "../lib/recording/asciicast.ts";
+import { OutputFile } from "../lib/recording/sink.ts";
 export { rng };
 
 const te = new TextEncoder();
@@ -40,6 +42,32 @@ export function* synthChunks(totalBytes: number, reportShare = 0.01, seed = 7): 
     produced += b.length;
     yield b;
   }
+}
+
+export interface SynthCast {
+  /** Seeds of the chunk content and of the gaps between chunks. */
+  chunkSeed: number;
+  timeSeed: number;
+  /** Largest gap between chunks, in seconds (gaps are uniform in [0, step)). */
+  step: number;
+  /** Every this many chunks, a truth marker (working and blocked in turn); 0: none. */
+  markerEvery?: number;
+}
+
+/** A 120x32 asciicast v3 file of about `mb` MB of synthChunks output (JSON escaping adds ~1.2×). */
+export function writeSynthCast(file: string, mb: number, o: SynthCast): void {
+  const out = OutputFile.open(file, { overwrite: true });
+  const w = new AsciicastWriter(out, 3);
+  w.header({ cols: 120, rows: 32 });
+  const r = rng(o.timeSeed);
+  let t = 0, k = 0;
+  for (const c of synthChunks(mb * 1e6 / 1.2, 0.01, o.chunkSeed)) {
+    t += r() * o.step;
+    if (o.markerEvery && k++ % o.markerEvery === 0) w.event({ t, kind: "marker", label: k % (2 * o.markerEvery) === 1 ? "truth:working" : "truth:blocked" });
+    w.event({ t, kind: "output", bytes: c });
+  }
+  w.end(t);
+  out.close();
 }
 
 /** Peak resident set size of this process so far (Linux), in MB. */
