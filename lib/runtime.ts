@@ -31,18 +31,16 @@ export function selfArgv(): string[] {
  * process grow to 380 MB before collecting (bench/memory.ts). Elsewhere this does nothing.
  */
 export class GarbageWatch {
-  private readonly gc: ((sync: boolean) => void) | null;
+  private readonly bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
   private base: number;
 
   constructor(private readonly slack = 64 << 20) {
-    const bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
-    this.gc = bun ? (sync) => bun.gc(sync) : null;
-    this.base = this.gc ? process.memoryUsage.rss() : 0;
+    this.base = this.bun ? process.memoryUsage.rss() : 0;
   }
 
   check(): void {
-    if (!this.gc || process.memoryUsage.rss() - this.base < this.slack) return;
-    this.gc(true);
+    if (!this.bun || process.memoryUsage.rss() - this.base < this.slack) return;
+    this.bun.gc(true);
     this.base = process.memoryUsage.rss();
   }
 }

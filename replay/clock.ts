@@ -6,7 +6,7 @@
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
-import type { Timeline } from "../lib/detect/timeline.ts";
+import { EPS, type Timeline } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
 import { GarbageWatch } from "../lib/runtime.ts";
 
@@ -26,14 +26,13 @@ export class Sampler {
   private next: number[]; // next sample index k per detector (t = k·interval)
   readonly timelines: Timeline[];
   private last: (Verdict | null)[];
+  private evidence = new Map<string, string>();
 
   constructor(readonly detectors: Detector[], readonly observer: Observer) {
     this.next = detectors.map(() => 0);
     this.timelines = detectors.map((d) => ({ detector: d.name, points: [], samples: 0 }));
     this.last = detectors.map(() => null);
   }
-
-  private evidence = new Map<string, string>();
 
   /**
    * Timelines live as long as the analysis: they keep a copy of the evidence, not the
@@ -66,13 +65,13 @@ export class Sampler {
    */
   private sampleTo(i: number, limit: number, inclusive: boolean): void {
     const d = this.detectors[i], every = d.every;
-    const before = (k: number) => (inclusive ? k * every <= limit + 1e-9 : k * every < limit - 1e-9);
+    const before = (k: number) => (inclusive ? k * every <= limit + EPS : k * every < limit - EPS);
     while (before(this.next[i])) {
       const holds = this.record(i, round6(this.next[i] * every));
       this.next[i]++;
       if (holds <= this.next[i] * every) continue;
       // The last sample index still before both the promise and the limit.
-      const limitK = inclusive ? Math.floor((limit + 1e-9) / every) : Math.ceil((limit - 1e-9) / every) - 1;
+      const limitK = inclusive ? Math.floor((limit + EPS) / every) : Math.ceil((limit - EPS) / every) - 1;
       let lastK = limitK;
       if (holds !== Infinity) {
         lastK = Math.min(limitK, Math.ceil(holds / every) - 1);
@@ -102,7 +101,6 @@ export class Sampler {
       else if (this.timelines[i].samples === 0) this.record(i, end); // no events at all
     }
   }
-
 }
 
 /** Output bytes between looks at the process's size (one cheap system call). */
