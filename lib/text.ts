@@ -23,6 +23,16 @@ export function disarm(s: string): string {
   return visible(stripInvisible(s));
 }
 
+/** A markdown code span fit for a table cell: sanitised, backticks (a span cannot hold one) made quotes, pipes escaped. */
+export function mdCode(s: string): string {
+  return `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
+}
+
+/** Text for an XML document (JUnit): markup escaped, invisible formatting and the controls XML 1.0 forbids removed. */
+export function xmlText(s: string): string {
+  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
+}
+
 /** A CSV cell that a spreadsheet will not run as a formula (OWASP: a leading = + - @ tab or CR gets a quote). */
 export function csvSafe(s: string): string {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;

@@ -3,7 +3,7 @@
 // markdown for an issue, with the capture's hash and the exact command.
 
 import { CHECKS, type CheckName, type CheckRun, counts, exitCodeOf, type Finding, type Severity } from "./findings.ts";
-import { disarm, paint, round6, stripInvisible } from "../text.ts";
+import { disarm, mdCode, paint, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const CHECK_SCHEMA = 1;
@@ -50,8 +50,6 @@ export function renderCheckJson(run: CheckRun): string {
   }, null, 2) + "\n";
 }
 
-const xml = (s: string) => stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
-
 /** The checks that apply to a run (golden and rules only when asked for). */
 function checksOf(run: CheckRun): CheckName[] {
   return (Object.keys(CHECKS) as CheckName[]).filter((c) => (!c.startsWith("golden-") || run.against) && (c !== "rule" || run.rules));
@@ -68,23 +66,22 @@ export function renderCheckJunit(run: CheckRun): string {
       const name = `${c}: ${CHECKS[c].about}`;
       if (failing.length === 0) {
         const notes = fs.map((x) => `${range(x)} ${x.message}`).join("\n");
-        cases.push(`    <testcase classname="pstlab.check.${xml(c)}" name="${xml(name)}">${notes ? `<system-out>${xml(notes)}</system-out>` : ""}</testcase>`);
+        cases.push(`    <testcase classname="pstlab.check.${xmlText(c)}" name="${xmlText(name)}">${notes ? `<system-out>${xmlText(notes)}</system-out>` : ""}</testcase>`);
         tests++;
       }
       // One testcase per violation, so each failure stands on its own in CI.
       for (const x of failing) {
-        cases.push(`    <testcase classname="pstlab.check.${xml(c)}" name="${xml(`${c} at ${range(x)}`)}">\n      <failure message="${xml(x.message)}" type="${x.severity}"/>\n    </testcase>`);
+        cases.push(`    <testcase classname="pstlab.check.${xmlText(c)}" name="${xmlText(`${c} at ${range(x)}`)}">\n      <failure message="${xmlText(x.message)}" type="${x.severity}"/>\n    </testcase>`);
         tests++;
         failures++;
       }
     }
-    suites.push(`  <testsuite name="${xml(f.path)}" tests="${cases.length}" failures="${cases.filter((c) => c.includes("<failure")).length}">\n${cases.join("\n")}\n  </testsuite>`);
+    suites.push(`  <testsuite name="${xmlText(f.path)}" tests="${cases.length}" failures="${cases.filter((c) => c.includes("<failure")).length}">\n${cases.join("\n")}\n  </testsuite>`);
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab check" tests="${tests}" failures="${failures}">\n${suites.join("\n")}\n</testsuites>\n`;
 }
 
 const md = (s: string) => disarm(s).replace(/[\\`*_{}[\]<>|#!]/g, (c) => `\\${c}`);
-const mdCode = (s: string) => `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 
 export function renderCheckMarkdown(run: CheckRun): string {
   const out: string[] = [`**${md(summary(run))}**`, ""];

@@ -3,7 +3,7 @@
 
 import { type Report, round } from "./model.ts";
 import type { Summary } from "../score/metrics.ts";
-import { csvSafe, stripInvisible } from "../text.ts";
+import { csvSafe, stripInvisible, xmlText } from "../text.ts";
 
 export const JSON_SCHEMA = 1;
 
@@ -71,7 +71,6 @@ export function renderCsv(r: Report): string {
   return out.join("\n") + "\n";
 }
 
-const xml = (s: string) => stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
 
 export function renderJunit(r: Report): string {
   const failing = new Map(r.gates.filter((g) => g.failures.length).map((g) => [g.detector, g.failures]));
@@ -81,11 +80,11 @@ export function renderJunit(r: Report): string {
   const cases = r.summaries.map((s) => {
     const f = failing.get(s.detector);
     const isTruth = s.truthFiles >= r.files.length;
-    const verdict = f ? `\n      <failure message="${xml(f.join("; "))}"/>` : isTruth ? `\n      <skipped message="the truth of this report: scored against itself it cannot fail"/>` : gated.has(s.detector) ? "" : `\n      <skipped message="${NOT_GATED}"/>`;
+    const verdict = f ? `\n      <failure message="${xmlText(f.join("; "))}"/>` : isTruth ? `\n      <skipped message="the truth of this report: scored against itself it cannot fail"/>` : gated.has(s.detector) ? "" : `\n      <skipped message="${NOT_GATED}"/>`;
     const body = `episodes=${s.episodes} missed=${s.missed} latency_median_s=${round(s.latency.median)} latency_max_s=${round(s.latency.max)} linger_s=${round(s.linger.mean)} false_working=${s.falseAlarms.working.count} false_idle=${s.falseAlarms.idle.count}`;
-    return `    <testcase classname="pstlab.detectors" name="${xml(s.detector)}">${verdict}\n      <system-out>${xml(body)}</system-out>\n    </testcase>`;
+    return `    <testcase classname="pstlab.detectors" name="${xmlText(s.detector)}">${verdict}\n      <system-out>${xmlText(body)}</system-out>\n    </testcase>`;
   });
   const skipped = r.summaries.filter((s) => !failing.has(s.detector) && (s.truthFiles >= r.files.length || !gated.has(s.detector))).length;
   const counts = `tests="${cases.length}" failures="${failing.size}" skipped="${skipped}"`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab report" ${counts}>\n  <testsuite name="${xml(r.files.map((f) => f.path).join(", "))}" ${counts}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab report" ${counts}>\n  <testsuite name="${xmlText(r.files.map((f) => f.path).join(", "))}" ${counts}>\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
 }

@@ -2,7 +2,7 @@
 // matrix (truth × verdict) and the misjudged files with the rule that fired.
 
 import type { SnapshotScore } from "../score/snapshots.ts";
-import { alignRows, csvSafe, disarm, stripInvisible } from "../text.ts";
+import { alignRows, csvSafe, disarm, mdCode, stripInvisible, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 import { escapeHtml } from "./html.ts";
 
@@ -25,17 +25,16 @@ export function renderSnapshotTable(scores: SnapshotScore[], files: number, drop
   return out.join("\n") + "\n";
 }
 
-const md = (s: string) => `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 
 export function renderSnapshotMarkdown(scores: SnapshotScore[], files: number, dropped: string[]): string {
   const out = [`**${files} labelled snapshots**`, "", "| Detector | Accuracy | Correct | Misjudged |", "|:---|---:|---:|---:|"];
-  for (const s of scores) out.push(`| ${md(s.detector)} | ${pct(s.accuracy)} | ${s.correct} / ${s.total} | ${s.total - s.correct} |`);
+  for (const s of scores) out.push(`| ${mdCode(s.detector)} | ${pct(s.accuracy)} | ${s.correct} / ${s.total} | ${s.total - s.correct} |`);
   for (const s of scores) {
     const m = matrix(s);
-    out.push("", `${md(s.detector)}:`, "", `| ${m[0].join(" | ")} |`, `|:---|${STATES.map(() => "---:").join("|")}|`, ...m.slice(1).map((r) => `| ${r.join(" | ")} |`));
-    if (s.misjudged.length) out.push("", ...s.misjudged.map((x) => `- ${md(x.path)}: ${x.truth} read as ${x.verdict}${x.rule ? ` (rule ${md(x.rule)})` : ""}`));
+    out.push("", `${mdCode(s.detector)}:`, "", `| ${m[0].join(" | ")} |`, `|:---|${STATES.map(() => "---:").join("|")}|`, ...m.slice(1).map((r) => `| ${r.join(" | ")} |`));
+    if (s.misjudged.length) out.push("", ...s.misjudged.map((x) => `- ${mdCode(x.path)}: ${x.truth} read as ${x.verdict}${x.rule ? ` (rule ${mdCode(x.rule)})` : ""}`));
   }
-  if (dropped.length) out.push("", `Not scored (they need time, not an instant): ${dropped.map(md).join(", ")}`);
+  if (dropped.length) out.push("", `Not scored (they need time, not an instant): ${dropped.map(mdCode).join(", ")}`);
   out.push("", `<sub>pstlab ${VERSION}</sub>`);
   return out.join("\n") + "\n";
 }
@@ -63,7 +62,6 @@ export function renderSnapshotCsv(scores: SnapshotScore[]): string {
   return out.join("\n") + "\n";
 }
 
-const xml = (s: string) => stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
 
 /** One testcase per detector and snapshot: a misjudged snapshot is a failure. */
 export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): string {
@@ -71,9 +69,9 @@ export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): s
     const bad = new Map(s.misjudged.map((m) => [m.path, m]));
     const cases = paths.map((p) => {
       const m = bad.get(p);
-      return `    <testcase classname="pstlab.snapshots" name="${xml(p)}">${m ? `<failure message="${xml(`${m.truth} read as ${m.verdict}${m.rule ? ` (rule ${m.rule})` : ""}`)}"/>` : ""}</testcase>`;
+      return `    <testcase classname="pstlab.snapshots" name="${xmlText(p)}">${m ? `<failure message="${xmlText(`${m.truth} read as ${m.verdict}${m.rule ? ` (rule ${m.rule})` : ""}`)}"/>` : ""}</testcase>`;
     });
-    return `  <testsuite name="${xml(s.detector)}" tests="${s.total}" failures="${s.total - s.correct}">\n${cases.join("\n")}\n  </testsuite>`;
+    return `  <testsuite name="${xmlText(s.detector)}" tests="${s.total}" failures="${s.total - s.correct}">\n${cases.join("\n")}\n  </testsuite>`;
   });
   const failures = scores.reduce((n, s) => n + s.total - s.correct, 0), tests = scores.reduce((n, s) => n + s.total, 0);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab snapshots" tests="${tests}" failures="${failures}">\n${suites.join("\n")}\n</testsuites>\n`;

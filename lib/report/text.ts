@@ -2,7 +2,7 @@
 // reproduce it — fixture hash, pstlab version, spec revision, the command).
 
 import { COLUMNS, type Report, type ReportSummary, row, totals, truthNotes } from "./model.ts";
-import { alignRows, disarm, paint } from "../text.ts";
+import { alignRows, disarm, mdCode, paint } from "../text.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
 
@@ -66,8 +66,6 @@ export function episodeLines(r: Report): string[] {
 
 /** Text in markdown prose: disarmed, then markup made literal (a file named `<img onerror=…>` stays text). */
 const mdEscape = (s: string) => disarm(s).replace(/[\\`*_{}\[\]<>|#!]/g, (c) => (c === "`" ? "'" : `\\${c}`));
-/** A code span (nothing inside is markup): disarmed, no backtick to close it early, no | to split a table row. */
-const mdCode = (s: string) => `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 
 export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: boolean } = {}): string {
   const m = manifestLine(r);
