@@ -63,14 +63,7 @@ export class LabelFile {
   /** Sorted by time (a stable sort keeps the order labels were taken at the same time). */
   write(): void {
     const sorted = [...this.lines].sort((a, b) => a.t - b.t);
-    const out = OutputFile.open(this.path, { overwrite: true });
-    try {
-      out.write(sorted.map((l) => `${l.t}\t${l.state}${l.kind ? `\t${l.kind}` : ""}\n`).join(""));
-    } catch (e) {
-      out.abort();
-      throw e;
-    }
-    out.close();
+    OutputFile.writeAll(this.path, sorted.map((l) => `${l.t}\t${l.state}${l.kind ? `\t${l.kind}` : ""}\n`).join(""));
   }
 
   summary(): string {

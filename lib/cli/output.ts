@@ -72,13 +72,6 @@ export function summarize(path: string, o: Output, what = "wrote"): void {
 
 /** A whole text to a file (through a temporary file: all or nothing) or to stdout (`-`); says where it wrote. */
 export function writeText(path: string, text: string): void {
-  const out = OutputFile.open(path, { overwrite: true });
-  try {
-    out.write(text);
-  } catch (e) {
-    out.abort();
-    throw e;
-  }
-  out.close();
+  OutputFile.writeAll(path, text);
   if (path !== "-") err(`pstlab: wrote ${disarm(path)}\n`);
 }

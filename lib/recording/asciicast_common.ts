@@ -4,7 +4,7 @@
 // `o`/`i` that follows it.
 
 import { decodeBase64Strict } from "../osc7501/base64.ts";
-import { checkedSize, checkedTime, type Event, MAX_DIMENSION, parseSize } from "./model.ts";
+import { checkedSize, checkedTime, type Event, type Header, MAX_DIMENSION, parseSize } from "./model.ts";
 import { knownText } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
 import { LineReader } from "./lines.ts";
@@ -40,13 +40,18 @@ export function strMap(v: unknown): Record<string, string> | undefined {
   return out;
 }
 
-export function clean<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+/**
+ * The header as read: fields the file lacks left out, and the keys this version does not
+ * know kept under `extra` (written back as they were, and scrubbed by redact).
+ */
+export function finishHeader(header: Header, raw: Record<string, unknown>, known: ReadonlySet<string>): Header {
+  const extra = Object.fromEntries(Object.entries(raw).filter(([k]) => !known.has(k)));
+  if (Object.keys(extra).length) header.extra = extra;
+  for (const k of Object.keys(header) as (keyof Header)[]) if (header[k] === undefined) delete header[k];
+  return header;
 }
 
 // ---- event lines
-
 
 /** How a version turns the time field of an event line into seconds from the start. */
 export interface EventClock {

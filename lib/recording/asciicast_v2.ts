@@ -2,7 +2,7 @@
 // is held at the previous one, with a warning); size as width/height, TERM in env.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { clean, dim, type EventClock, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
+import { dim, type EventClock, isObj, optNum, optStr, finishHeader, readEvents, strMap } from "./asciicast_common.ts";
 
 const KNOWN = new Set(["version", "width", "height", "timestamp", "duration", "idle_time_limit", "command", "title", "env", "theme", "pstlab"]);
 
@@ -20,11 +20,8 @@ export function parseV2Header(file: string, h: Record<string, unknown>): Header 
     env,
     provenance: isObj(h.pstlab) ? h.pstlab as Provenance : undefined,
   };
-  const extra = Object.fromEntries(Object.entries(h).filter(([k]) => !KNOWN.has(k)));
-  if (Object.keys(extra).length) header.extra = extra;
-  return clean(header);
+  return finishHeader(header, h, KNOWN);
 }
-
 
 export function v2Clock(file: string, warnings: string[]): EventClock {
   let lastUs = 0;

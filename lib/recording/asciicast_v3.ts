@@ -3,7 +3,7 @@
 // keeps the terminal under `term`.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { clean, dim, type EventClock, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
+import { dim, type EventClock, isObj, optNum, optStr, finishHeader, readEvents, strMap } from "./asciicast_common.ts";
 import { FixtureError } from "../errors.ts";
 
 const KNOWN = new Set(["version", "term", "timestamp", "idle_time_limit", "command", "title", "env", "tags", "pstlab"]);
@@ -25,11 +25,8 @@ export function parseV3Header(file: string, h: Record<string, unknown>): Header 
     tags: Array.isArray(h.tags) ? h.tags.filter((x): x is string => typeof x === "string") : undefined,
     provenance: isObj(h.pstlab) ? h.pstlab as Provenance : undefined,
   };
-  const extra = Object.fromEntries(Object.entries(h).filter(([k]) => !KNOWN.has(k)));
-  if (Object.keys(extra).length) header.extra = extra;
-  return clean(header);
+  return finishHeader(header, h, KNOWN);
 }
-
 
 export function v3Clock(): EventClock {
   let accUs = 0;

@@ -149,6 +149,18 @@ export class OutputFile {
     }
   }
 
+  /** A whole text to `p` (through a temporary file, so all or nothing), or to stdout (`-`). */
+  static writeAll(p: string, text: string): void {
+    const out = OutputFile.open(p, { overwrite: true });
+    try {
+      out.write(text);
+    } catch (e) {
+      out.abort();
+      throw e;
+    }
+    out.close();
+  }
+
   /** Gives up: a temporary file is removed and the target left as it was (a direct file is closed as it is). */
   abort(): void {
     if (this.closed) return;
