@@ -5,7 +5,7 @@
 
 import * as path from "node:path";
 import { FixtureError } from "../errors.ts";
-import { TRUTH_LABELS } from "./truth.ts";
+import { forEachLabelLine, truthStateOf, TRUTH_LABELS } from "./truth.ts";
 
 export interface SnapshotLabel {
   path: string;
@@ -24,15 +24,12 @@ export function isSnapshotLabels(text: string): boolean {
 export function parseSnapshotLabels(text: string, file: string): SnapshotLabel[] {
   const base = path.dirname(file);
   const out: SnapshotLabel[] = [];
-  text.split("\n").forEach((raw, i) => {
-    const l = raw.replace(/\r$/, "");
-    if (l.trim() === "" || l.startsWith("#")) return;
-    const f = l.split("\t");
-    if (f.length < 2 || f[0].trim() === "") throw new FixtureError(file, i + 1, `expected "PATH<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+  forEachLabelLine(text, (f, line, l) => {
+    if (f.length < 2 || f[0].trim() === "") throw new FixtureError(file, line, `expected "PATH<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
     const st = f[1].trim();
-    const state = st === "done" || st === "error" ? "idle" : st;
-    if (state !== "idle" && state !== "working" && state !== "blocked") throw new FixtureError(file, i + 1, `unknown state "${st}" (use ${TRUTH_LABELS.join(", ")})`);
-    out.push({ path: path.resolve(base, f[0].trim()), state, kind: f[2]?.trim() || null, line: i + 1 });
+    const state = truthStateOf(st);
+    if (!state) throw new FixtureError(file, line, `unknown state "${st}" (use ${TRUTH_LABELS.join(", ")})`);
+    out.push({ path: path.resolve(base, f[0].trim()), state, kind: f[2]?.trim() || null, line });
   });
   if (out.length === 0) throw new FixtureError(file, null, "no labels");
   return out;

@@ -21,7 +21,7 @@ export interface Truth {
 }
 
 /** `done` and `error` are "finished, waiting for the user's next look": idle for scoring. */
-function normalize(label: string): TruthState | null {
+export function truthStateOf(label: string): Exclude<TruthState, "unlabeled"> | null {
   switch (label) {
     case "idle":
     case "done":
@@ -47,7 +47,7 @@ function push(segs: TruthSegment[], s: TruthSegment): void {
 export function parseTruthLabel(label: string): { state: TruthState; kind: string | null } | null {
   if (!label.startsWith("truth:")) return null;
   const [st, kind] = label.slice(6).split(":");
-  const state = normalize(st);
+  const state = truthStateOf(st);
   return state ? { state, kind: kind || null } : null;
 }
 
@@ -60,18 +60,28 @@ export function truthFromMarkers(markers: { t: number; label: string }[]): Truth
   return segs.length ? { source: "markers", segments: segs } : null;
 }
 
-export function truthFromLabelsFile(text: string, file: string): Truth {
-  const segs: TruthSegment[] = [];
-  let prev = -Infinity;
+/**
+ * Each line of a tab-separated labels file, as fields with its 1-based number and its
+ * text; blank lines and # comments skipped, CR LF read as LF. Times and snapshot labels
+ * share the format, not what the first field means.
+ */
+export function forEachLabelLine(text: string, fn: (fields: string[], line: number, l: string) => void): void {
   text.split("\n").forEach((raw, i) => {
     const l = raw.replace(/\r$/, "");
     if (l.trim() === "" || l.startsWith("#")) return;
-    const f = l.split("\t");
+    fn(l.split("\t"), i + 1, l);
+  });
+}
+
+export function truthFromLabelsFile(text: string, file: string): Truth {
+  const segs: TruthSegment[] = [];
+  let prev = -Infinity;
+  forEachLabelLine(text, (f, line, l) => {
     const t = Number(f[0]);
-    if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) throw new FixtureError(file, i + 1, `expected "seconds<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
-    const state = normalize(f[1].trim());
-    if (!state) throw new FixtureError(file, i + 1, `unknown state "${f[1]}" (use ${TRUTH_LABELS.join(", ")})`);
-    if (t < prev) throw new FixtureError(file, i + 1, `time ${t} is before the previous line's ${prev}`);
+    if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) throw new FixtureError(file, line, `expected "seconds<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+    const state = truthStateOf(f[1].trim());
+    if (!state) throw new FixtureError(file, line, `unknown state "${f[1]}" (use ${TRUTH_LABELS.join(", ")})`);
+    if (t < prev) throw new FixtureError(file, line, `time ${t} is before the previous line's ${prev}`);
     prev = t;
     push(segs, { start: t, state, kind: f[2]?.trim() || null });
   });
