@@ -4,6 +4,7 @@
 // every byte.
 
 import { encodeQuery } from "../osc7501/encode.ts";
+import { concat } from "../recording/source.ts";
 
 const QUERIES = [encodeQuery("st"), encodeQuery("bel")];
 
@@ -23,9 +24,7 @@ export class QueryFilter {
   push(chunk: Uint8Array): Uint8Array {
     let data = chunk;
     if (this.held.length) {
-      data = new Uint8Array(this.held.length + chunk.length);
-      data.set(this.held);
-      data.set(chunk, this.held.length);
+      data = concat([this.held, chunk]);
       this.held = new Uint8Array(0);
     }
     if (data.indexOf(0x1b) < 0) return data;
@@ -51,14 +50,7 @@ export class QueryFilter {
       }
     }
     parts.push(data.subarray(copyFrom));
-    const len = parts.reduce((n, p) => n + p.length, 0);
-    const res = new Uint8Array(len);
-    let o = 0;
-    for (const p of parts) {
-      res.set(p, o);
-      o += p.length;
-    }
-    return res;
+    return concat(parts);
   }
 
   /** Held bytes (the program paused mid-sequence, or ended). */
