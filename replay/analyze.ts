@@ -12,8 +12,8 @@ import type { Header } from "../lib/recording/model.ts";
 import { sniffScreen } from "./sniff.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
-import { score } from "../lib/score/metrics.ts";
-import type { FileResult } from "../lib/score/result.ts";
+import { score, truthLists } from "../lib/score/metrics.ts";
+import { drawnTimeline, type FileResult } from "../lib/score/result.ts";
 import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -97,7 +97,8 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const truth = chooseTruth(path, opts, truthDetector ? names[asked.indexOf(truthDetector)] : null, timelines, names, markers);
   // Only the requested detectors are scored; a --truth detector added for the truth is not.
   const scored = timelines.slice(0, opts.detectors.length);
-  const scores = scored.map((tl) => score(tl, truth, end));
+  const lists = truthLists(truth, end);
+  const scores = scored.map((tl) => score(tl, truth, end, lists));
   return {
     path,
     sha256: sha256File(path),
@@ -114,6 +115,6 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     scores,
     warnings: rec.warnings,
     markers,
-    timelines: scored.map((tl) => ({ detector: tl.detector, points: tl.points.map((p) => ({ t: p.t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule })) })),
+    timelines: scored.map((tl) => drawnTimeline(tl, end)),
   };
 }

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import { COLUMNS, type Report, row, totals } from "./model.ts";
-import type { FileResult } from "../score/result.ts";
+import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
 import { stripInvisible } from "../text.ts";
 
 export function escapeHtml(s: string): string {
@@ -67,6 +67,14 @@ function timeline(f: FileResult, id: string): string {
   return out.join("");
 }
 
+/** Says which lanes were coarsened to fit (lib/score/result.ts drawnTimeline), so no one reads a slot as an exact change. */
+function coarseNote(f: FileResult): string {
+  const coarse = f.timelines.filter((tl) => tl.changes !== undefined);
+  if (coarse.length === 0) return "";
+  const slot = f.duration / DRAWN_POINTS;
+  return `\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${slot.toFixed(2)} s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${coarse.map((tl) => `${escapeHtml(tl.detector)} (${tl.changes} changes)`).join(", ")}.</p>`;
+}
+
 const GLUE = `(function () {
   var players = [];
   document.querySelectorAll("[data-capture]").forEach(function (sec) {
@@ -115,7 +123,7 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     sections.push(`<section data-capture="capture-${i}">
 <h2>${escapeHtml(f.path)}</h2>
 <p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${escapeHtml(f.truth)}${f.command ? ` · <code>${escapeHtml(f.command)}</code>` : ""}</p>
-${timeline(f, `timeline-${i}`)}
+${timeline(f, `timeline-${i}`)}${coarseNote(f)}
 <div class="player">${cast === null ? "<p>(recording too large or not a file: not embedded)</p>" : ""}</div>
 </section>`);
   }

@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { encodeBase64 } from "../osc7501/base64.ts";
-import { escapeHtml, inertJson } from "./html.ts";
+import { escapeHtml, inertJson, renderHtml } from "./html.ts";
+import { buildReport } from "./model.ts";
+import { DRAWN_POINTS, drawnTimeline, type FileResult } from "../score/result.ts";
+import type { DetState } from "../detect/manifest.ts";
 import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -27,6 +30,23 @@ describe("escaping helpers", () => {
     assert.ok(!j.includes("</script"));
     assert.ok(!j.includes("<"));
     assert.deepEqual(JSON.parse(j), { s: "</script><script>alert(1)</script>\u2028" });
+  });
+});
+
+describe("coarsened lanes", () => {
+  test("a lane with more change points than DRAWN_POINTS is drawn in slots, and the page says so", () => {
+    const points = Array.from({ length: DRAWN_POINTS * 3 }, (_, i) => ({ t: i, verdict: { state: (i % 2 ? "blocked" : "working") as DetState, needsYou: i % 2 === 1, rule: null, evidence: null } }));
+    const busy = drawnTimeline({ detector: "busy<x>", points, samples: points.length }, points.length);
+    const calm = drawnTimeline({ detector: "calm", points: points.slice(0, 3), samples: 3 }, points.length);
+    const file: FileResult = {
+      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: points.length, outputBytes: 0, command: null, manifest: null,
+      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], markers: [], timelines: [busy, calm],
+    };
+    const html = renderHtml(buildReport([file], null, []), [null]);
+    assert.ok(html.includes(`Coarsened to ${DRAWN_POINTS} slots of 3.00 s`), "the note names the slot");
+    assert.ok(html.includes(`busy&lt;x&gt; (${DRAWN_POINTS * 3} changes)`), "the note names the lane, escaped");
+    assert.ok(!/calm \(/.test(html), "an exact lane is not listed");
+    assert.ok((html.match(/<rect /g) ?? []).length <= DRAWN_POINTS + 1 + 3, "at most one rect per slot");
   });
 });
 

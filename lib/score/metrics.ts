@@ -81,8 +81,24 @@ function overlap(list: Interval[], a: number, b: number, from: number): number {
   return n;
 }
 
-export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
-  const blocked = truthIntervals(truth, end, "blocked");
+/** What scoring reads from the truth, the same for every detector: computed once per capture. */
+export interface TruthLists {
+  segs: Truth["segments"];
+  blocked: (Interval & { kind: string | null })[];
+  /** The truth's states as pieces covering [0, end] ("unlabeled" before the first segment). */
+  pieces: (Interval & { state: TruthState })[];
+}
+
+export function truthLists(truth: Truth, end: number): TruthLists {
+  const segs = truth.segments;
+  const pieces: (Interval & { state: TruthState })[] = [];
+  if (segs.length === 0 || segs[0].start > 0) pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
+  segs.forEach((s, i) => pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state }));
+  return { segs, blocked: truthIntervals(truth, end, "blocked"), pieces };
+}
+
+export function score(tl: Timeline, truth: Truth, end: number, lists: TruthLists = truthLists(truth, end)): DetectorScore {
+  const { blocked, segs, pieces } = lists;
   const ny = needsYouIntervals(tl, end);
   const episodes: Episode[] = [];
   // Linger windows: after each episode, the needs-you run in force at its end, up to
@@ -107,15 +123,11 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
   // state at their start. Seconds: needs-you time outside blocked and outside linger,
   // by the truth state at each instant.
   const fa: FalseAlarms = { working: { count: 0, seconds: 0 }, idle: { count: 0, seconds: 0 }, unlabeled: { count: 0, seconds: 0 } };
-  const segs = truth.segments;
   const stateAt = (t: number): TruthState => inForceAt(segs, t, (s) => s.start)?.state ?? "unlabeled";
   for (const n of ny) {
     const st = stateAt(n.start);
     if (st !== "blocked") fa[st].count++;
   }
-  const pieces: (Interval & { state: TruthState })[] = [];
-  if (segs.length === 0 || segs[0].start > 0) pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
-  segs.forEach((s, i) => pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state }));
   let first = 0, lw = 0;
   for (const p of pieces) {
     if (p.state === "blocked" || p.end <= p.start) continue;
@@ -131,12 +143,14 @@ export function score(tl: Timeline, truth: Truth, end: number): DetectorScore {
 
   // Time confusion: seconds of (truth state × verdict state).
   const confusion = emptyConfusion();
-  const points = tl.points.filter((p) => p.t <= end + EPS);
+  const points = tl.points;
+  let n = points.length;
+  while (n > 0 && points[n - 1].t > end + EPS) n--;
   // Piece ends never decrease (each is the next start, capped at `end`), so pieces that
   // end by a point end by every later one.
   let q = 0;
-  for (let i = 0; i < points.length; i++) {
-    const a = points[i].t, b = i + 1 < points.length ? points[i + 1].t : end;
+  for (let i = 0; i < n; i++) {
+    const a = points[i].t, b = i + 1 < n ? points[i + 1].t : end;
     if (b <= a) continue;
     const vs = points[i].verdict.needsYou ? "blocked" : points[i].verdict.state;
     q = firstEndingAfter(pieces, q, a);
