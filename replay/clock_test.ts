@@ -82,3 +82,24 @@ describe("closed-form sampling", () => {
     assert.equal(screen.samples, Math.floor((r.end + 1e-9) / 0.05) + 1);
   });
 });
+
+describe("the sampler's live lookup", () => {
+  test("verdictAt equals the verdict in force on the built timelines", async () => {
+    const { Sampler } = await import("./clock.ts");
+    const { Observer } = await import("../lib/detect/observer.ts");
+    const { verdictAt } = await import("../lib/detect/timeline.ts");
+    const step = fc.record({ gap: fc.constantFrom(0, 0.01, 0.05, 0.3, 3.05), chunk: fc.nat({ max: CHUNKS.length - 1 }) });
+    fc.assert(fc.property(fc.array(step, { maxLength: 25 }), fc.array(fc.double({ min: -1, max: 40, noNaN: true }), { maxLength: 10 }), (steps, asks) => {
+      const observer = new Observer(HEADER);
+      const sampler = new Sampler(NAMES.map((n) => createDetector(n)), observer);
+      for (const e of events(steps, true)) {
+        sampler.advanceBefore(e.t);
+        observer.apply(e);
+        sampler.afterEvent(e.t);
+      }
+      const tls = sampler.timelines();
+      for (const t of asks) for (let i = 0; i < NAMES.length; i++) assert.deepEqual(sampler.verdictAt(i, t), verdictAt(tls[i], t));
+      observer.dispose();
+    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 50) });
+  });
+});

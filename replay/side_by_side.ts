@@ -6,7 +6,6 @@
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import { Sampler } from "./clock.ts";
-import { verdictAt } from "../lib/detect/timeline.ts";
 import type { Detector } from "../lib/detect/detectors.ts";
 import { parseTruthLabel } from "../lib/score/truth.ts";
 import type { PlayerState } from "./player.ts";
@@ -114,7 +113,7 @@ export class SideBySide {
     });
     out.push("", L(["detectors", "2"]));
     for (let i = 0; i < this.detectors.length; i++) {
-      const v = verdictAt(this.sampler.timelines[i], vt);
+      const v = this.sampler.verdictAt(i, vt);
       const name = this.detectors[i].name.padEnd(22);
       if (!v) {
         out.push(L([`  ${name} `], ["…", "2"]));
