@@ -45,6 +45,21 @@ describe("incremental tail", () => {
       }
     }), { numRuns: 200 });
   });
+  test("read at random moments, through windows smaller and larger than a read (property)", () => {
+    // The rows of the whole output are folded as the tail is read: reads that leave the
+    // window unread, and rows decided by a later \r redraw, must read as a fresh strip.
+    const read = fc.tuple(fc.array(fc.constantFrom(...FRAGMENTS), { minLength: 1, maxLength: 6 }), fc.boolean());
+    fc.assert(fc.property(fc.array(read, { maxLength: 120 }), fc.constantFrom(8, 16, 64, 200), (reads, size) => {
+      const inc = new IncrementalTail(size), ref = new TailBuffer(size);
+      for (const [parts, look] of reads) {
+        const b = te.encode(parts.join(""));
+        inc.push(b);
+        ref.push(b);
+        if (look) assert.deepEqual(inc.rows(), stripTail(ref.bytes()).split("\n"));
+      }
+      assert.deepEqual(inc.rows(), stripTail(ref.bytes()).split("\n"));
+    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 400) });
+  });
   test("an escape cut at the window's start reads as stripping from the cut", () => {
     const inc = new IncrementalTail(10), ref = new TailBuffer(10);
     for (const r of ["abc\x1b[31", "mdefghij\r\n", "k"]) {
