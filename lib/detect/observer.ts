@@ -37,6 +37,53 @@ export interface Observation extends RegionSource {
   memo<T>(key: string, fn: () => T): T;
 }
 
+/**
+ * The one observation of an observer, refreshed in place: one per event was 200,000
+ * objects (and their closures) on a dense capture. Valid until the next observe().
+ */
+class LiveObservation implements Observation {
+  t = 0;
+  title = "";
+  osc9: string | null = null;
+  altScreen = false;
+  lastOutputAt = -Infinity;
+  firstOutputAt: number | null = null;
+  exited = false;
+  screenVersion = 0;
+  tailVersion = 0;
+  store: Store;
+  lastReportAt = -Infinity;
+  storeVersion = 0;
+  private memoStamp = -1;
+  private memoMap = new Map<string, unknown>();
+
+  constructor(private readonly observer: Observer) {
+    this.store = observer.tracker.store;
+  }
+
+  rows(): readonly string[] {
+    return this.observer.screen.rows();
+  }
+  cursor(): { x: number; y: number } {
+    return this.observer.screen.cursor();
+  }
+  tailRows(): string[] {
+    return this.observer.tail.rows();
+  }
+  memo<T>(key: string, fn: () => T): T {
+    // Every write bumps the screen version (titles and OSC 9 arrive by writes too).
+    const stamp = this.screenVersion * 2 + (this.exited ? 1 : 0);
+    if (stamp !== this.memoStamp) {
+      this.memoStamp = stamp;
+      this.memoMap.clear();
+    }
+    if (this.memoMap.has(key)) return this.memoMap.get(key) as T;
+    const v = fn();
+    this.memoMap.set(key, v);
+    return v;
+  }
+}
+
 export class Observer {
   readonly screen: Screen;
   readonly tracker: Tracker;
@@ -45,12 +92,12 @@ export class Observer {
   private firstOutputAt: number | null = null;
   private exited = false;
   private lastReportAt = -Infinity;
-  private memoStamp = -1;
-  private memoMap = new Map<string, unknown>();
   private storeVersion = 0;
-  /** Bumped by every applied event: an observation is the same object until then (detectors sampled at one instant share it). */
+  /** Bumped by every applied event: the observation is current until then (detectors sampled at one instant share it). */
   private eventCount = 0;
-  private cached: { t: number; events: number; o: Observation } | null = null;
+  private seenT = NaN;
+  private seenEvents = -1;
+  private readonly live: LiveObservation;
 
   constructor(header: Header, opts: { convertEol?: boolean } = {}) {
     this.screen = new Screen(header.cols, header.rows, { convertEol: opts.convertEol });
@@ -58,6 +105,7 @@ export class Observer {
       if (e.type === "report") this.lastReportAt = e.t;
       if (e.type === "report" || e.type === "lifecycle") this.storeVersion++;
     });
+    this.live = new LiveObservation(this);
   }
 
   apply(e: Event): void {
@@ -81,47 +129,24 @@ export class Observer {
     }
   }
 
+  /** The state as of time t (every event applied so far); the same object each time, refreshed. */
   observe(t: number): Observation {
-    const c = this.cached;
-    if (c && c.t === t && c.events === this.eventCount) return c.o;
-    const o = this.build(t);
-    this.cached = { t, events: this.eventCount, o };
+    if (this.seenT === t && this.seenEvents === this.eventCount) return this.live;
+    this.seenT = t;
+    this.seenEvents = this.eventCount;
+    const o = this.live, screen = this.screen;
+    o.t = t;
+    o.title = screen.title;
+    o.osc9 = screen.osc9;
+    o.altScreen = screen.altScreen;
+    o.lastOutputAt = this.lastOutputAt;
+    o.firstOutputAt = this.firstOutputAt;
+    o.exited = this.exited;
+    o.screenVersion = screen.version;
+    o.tailVersion = this.tail.version;
+    o.lastReportAt = this.lastReportAt;
+    o.storeVersion = this.storeVersion;
     return o;
-  }
-
-  private build(t: number): Observation {
-    const screen = this.screen;
-    // deno-lint-ignore no-this-alias -- the observation's methods close over the observer
-    const self = this;
-    return {
-      t,
-      rows: () => screen.rows(),
-      title: screen.title,
-      osc9: screen.osc9,
-      altScreen: screen.altScreen,
-      cursor: () => screen.cursor(),
-      lastOutputAt: this.lastOutputAt,
-      firstOutputAt: this.firstOutputAt,
-      exited: this.exited,
-      screenVersion: screen.version,
-      tailVersion: this.tail.version,
-      tailRows: () => self.tail.rows(),
-      store: this.tracker.store,
-      lastReportAt: this.lastReportAt,
-      storeVersion: this.storeVersion,
-      memo<T>(key: string, fn: () => T): T {
-        // Every write bumps the screen version (titles and OSC 9 arrive by writes too).
-        const stamp = screen.version * 2 + (self.exited ? 1 : 0);
-        if (stamp !== self.memoStamp) {
-          self.memoStamp = stamp;
-          self.memoMap.clear();
-        }
-        if (self.memoMap.has(key)) return self.memoMap.get(key) as T;
-        const v = fn();
-        self.memoMap.set(key, v);
-        return v;
-      },
-    };
   }
 
   dispose(): void {

@@ -100,7 +100,7 @@ function exitStatusOf(file: string, no: number, data: unknown): number {
 export async function* readEvents(file: string, chunks: AsyncIterable<Uint8Array>, clock: EventClock, warnings: string[]): AsyncIterable<Event> {
   let pendingRaw: { bytes: Uint8Array; line: number } | null = null;
   const reader = new LineReader(chunks);
-  for (let got; (got = await reader.next());) {
+  for (let got; (got = reader.ready() ?? await reader.next());) {
     const [text, terminated] = got;
     const no = reader.no;
     if (no === 1) continue; // header, parsed by the caller

@@ -20,6 +20,18 @@ export class LineReader {
     this.it = chunks[Symbol.asyncIterator]();
   }
 
+  /**
+   * The next line if one is already decoded, without waiting (undefined: call next()).
+   * An async call per line was a third of reading a dense asciicast (200,000 lines).
+   */
+  ready(): [string, boolean] | undefined {
+    if (this.bi >= this.buffered.length) return undefined;
+    let l = this.buffered[this.bi++];
+    if (l.length && l.charCodeAt(l.length - 1) === 13) l = l.slice(0, -1);
+    this.no++;
+    return [l, true];
+  }
+
   /** The next line without its "\n" (and a "\r" before it), and whether it was terminated; null at the end. */
   async next(): Promise<[string, boolean] | null> {
     while (this.bi >= this.buffered.length) {
@@ -40,10 +52,7 @@ export class LineReader {
       this.buffered = parts;
       this.bi = 0;
     }
-    let l = this.buffered[this.bi++];
-    if (l.length && l.charCodeAt(l.length - 1) === 13) l = l.slice(0, -1);
-    this.no++;
-    return [l, true];
+    return this.ready()!;
   }
 }
 
