@@ -11,9 +11,9 @@ import { chooseManifest, type ManifestChoice, usesAuto, withManifest } from "../
 import type { Header } from "../lib/recording/model.ts";
 import { sniffScreen } from "./sniff.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
-import { runDetectors } from "./clock.ts";
-import { score, truthLists } from "../lib/score/metrics.ts";
-import { drawnTimeline, type FileResult } from "../lib/score/result.ts";
+import { sampleDetectors } from "./clock.ts";
+import { type DetectorScore, score, truthLists } from "../lib/score/metrics.ts";
+import { type DrawnTimeline, drawnTimeline, type FileResult } from "../lib/score/result.ts";
 import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -59,8 +59,9 @@ function detectorNames(opts: AnalyzeOptions): { names: string[]; truthDetector: 
   return { names, truthDetector };
 }
 
-function chooseTruth(path: string, opts: AnalyzeOptions, truthDetector: string | null, timelines: Timeline[], names: string[], markers: { t: number; label: string }[]): Truth {
-  if (truthDetector) return truthFromTimeline(timelines[names.indexOf(truthDetector)]);
+/** Timelines are built when asked: `truthTimeline` the --truth detector's, `protocolTimeline` the protocol detector's (undefined: not run). */
+function chooseTruth(path: string, opts: AnalyzeOptions, truthTimeline: (() => Timeline) | null, protocolTimeline: () => Timeline | undefined, markers: { t: number; label: string }[]): Truth {
+  if (truthTimeline) return truthFromTimeline(truthTimeline());
   if (opts.truth === "labels" || (opts.truth === "auto" && opts.labels)) {
     if (!opts.labels) throw new UsageError("report: --truth labels needs --labels FILE");
     return truthFromLabelsFile(readTextFile(opts.labels), opts.labels);
@@ -68,7 +69,7 @@ function chooseTruth(path: string, opts: AnalyzeOptions, truthDetector: string |
   const truth = truthFromMarkers(markers);
   if (truth) return truth;
   if (opts.truth === "markers") throw new UsageError(`report: ${path} has no truth: markers`);
-  const protocol = timelines.find((t) => t.detector === "protocol");
+  const protocol = protocolTimeline();
   if (!protocol || protocol.points.every((p) => p.verdict.state === "unknown")) {
     throw new UsageError(`report: ${path} has no truth: markers and no OSC 7501 reports; give --labels FILE or --truth DETECTOR`);
   }
@@ -84,7 +85,7 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const markers: { t: number; label: string }[] = [];
   let bytes = 0;
   let lastProgress = performance.now();
-  const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
+  const { sampler, end } = await sampleDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
       if (e.kind === "marker") markers.push({ t: e.t, label: e.label });
       else if (e.kind === "output") bytes += e.bytes.length;
@@ -94,11 +95,19 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
       }
     },
   });
-  const truth = chooseTruth(path, opts, truthDetector ? names[asked.indexOf(truthDetector)] : null, timelines, names, markers);
-  // Only the requested detectors are scored; a --truth detector added for the truth is not.
-  const scored = timelines.slice(0, opts.detectors.length);
+  const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
+  const protocolAt = detectors.findIndex((d) => d.name === "protocol");
+  const truth = chooseTruth(path, opts, truthAt >= 0 ? () => sampler.timeline(truthAt) : null, () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt), markers);
+  // Only the requested detectors are scored; a --truth detector added for the truth is
+  // not. One timeline at a time: 15 detectors × 22,000 change points after 34 hours.
   const lists = truthLists(truth, end);
-  const scores = scored.map((tl) => score(tl, truth, end, lists));
+  const scores: DetectorScore[] = [];
+  const drawn: DrawnTimeline[] = [];
+  for (let i = 0; i < opts.detectors.length; i++) {
+    const tl = sampler.timeline(i);
+    scores.push(score(tl, truth, end, lists));
+    drawn.push(drawnTimeline(tl, end));
+  }
   return {
     path,
     sha256: sha256File(path),
@@ -115,6 +124,6 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     scores,
     warnings: rec.warnings,
     markers,
-    timelines: scored.map((tl) => drawnTimeline(tl, end)),
+    timelines: drawn,
   };
 }

@@ -46,9 +46,14 @@ export class Sampler {
     this.due = this.dueAt();
   }
 
+  /** Detector i's timeline so far. */
+  timeline(i: number): Timeline {
+    return { detector: this.detectors[i].name, points: this.times[i].map((t, j) => ({ t, verdict: this.verdicts[i][j] })), samples: this.samples[i] };
+  }
+
   /** Every detector's timeline so far. */
   timelines(): Timeline[] {
-    return this.detectors.map((d, i) => ({ detector: d.name, points: this.times[i].map((t, j) => ({ t, verdict: this.verdicts[i][j] })), samples: this.samples[i] }));
+    return this.detectors.map((_, i) => this.timeline(i));
   }
 
   /** Detector i's verdict in force at t (null before its first sample). */
@@ -158,6 +163,20 @@ export async function runDetectors(
   detectors: Detector[],
   opts: RunOptions = {},
 ): Promise<{ timelines: Timeline[]; end: number; observer: Observer }> {
+  const { sampler, end, observer } = await sampleDetectors(header, events, detectors, opts);
+  return { timelines: sampler.timelines(), end, observer };
+}
+
+/**
+ * The same, leaving the timelines in the sampler: a caller that reads one at a time
+ * (scoring) never holds every detector's change points as objects at once.
+ */
+export async function sampleDetectors(
+  header: Header,
+  events: AsyncIterable<Event>,
+  detectors: Detector[],
+  opts: RunOptions = {},
+): Promise<{ sampler: Sampler; end: number; observer: Observer }> {
   const observer = new Observer(header, { convertEol: opts.convertEol });
   const sampler = new Sampler(detectors, observer);
   const until = opts.until ?? Infinity;
@@ -176,5 +195,5 @@ export async function runDetectors(
     sampler.afterEvent(e.t);
   }
   sampler.finish(until === Infinity ? end : until);
-  return { timelines: sampler.timelines(), end: until === Infinity ? end : until, observer };
+  return { sampler, end: until === Infinity ? end : until, observer };
 }
