@@ -78,7 +78,7 @@ export function recordVerdict(rec: StoredRecord | null): Verdict {
 }
 
 function screenEval(m: Manifest, o: Observation) {
-  return o.memo(`screen:${m.name}`, () => evaluate(m, new RegionView(o)));
+  return o.memoText(`screen:${m.name}`, () => evaluate(m, new RegionView(o)));
 }
 
 function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
@@ -162,7 +162,7 @@ export class QuestionDetector implements Detector {
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    return o.memo("question", () => {
+    return o.memoText("question", () => {
       for (const row of o.rows()) {
         const t = row.trimEnd();
         if (t.endsWith("?")) return v("blocked", "line-ends-with-?", t.trim(), "question");

@@ -35,6 +35,12 @@ export interface Observation extends RegionSource {
    * sampled at 50 ms changes every other sample).
    */
   memo<T>(key: string, fn: () => T): T;
+  /**
+   * memo() for a value of the screen's text alone (rows, title, OSC 9): also kept across
+   * writes that changed none of it. A program's screen often gets writes that change no
+   * text — a title refresh, an OSC report, a cursor move, a row redrawn as it was.
+   */
+  memoText<T>(key: string, fn: () => T): T;
 }
 
 /**
@@ -56,6 +62,7 @@ class LiveObservation implements Observation {
   storeVersion = 0;
   private memoStamp = -1;
   private memoMap = new Map<string, unknown>();
+  private textMemo = new Map<string, { rows: readonly string[]; title: string; osc9: string | null; value: unknown }>();
 
   constructor(private readonly observer: Observer) {
     this.store = observer.tracker.store;
@@ -81,6 +88,16 @@ class LiveObservation implements Observation {
     const v = fn();
     this.memoMap.set(key, v);
     return v;
+  }
+  memoText<T>(key: string, fn: () => T): T {
+    return this.memo(key, () => {
+      const rows = this.rows();
+      const c = this.textMemo.get(key);
+      if (c && c.rows === rows && c.title === this.title && c.osc9 === this.osc9) return c.value as T;
+      const value = fn();
+      this.textMemo.set(key, { rows, title: this.title, osc9: this.osc9, value });
+      return value;
+    });
   }
 }
 
