@@ -350,6 +350,35 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
   return ok;
 }
 
+/**
+ * The evidence explain's trace would give for a gate that matched: its first matched
+ * matcher in trace order (contains, regex, line_regex, then all, then any; never one
+ * under `not`, nor one whose pattern starts with "not ", as the trace filter reads
+ * them). Stops there: tracing the whole winning rule ran every alternative of its `any`
+ * (a third of a working screen's evaluation was the spinner regex after "esc to
+ * interrupt" had matched). undefined: none matched.
+ */
+function firstEvidence(g: Gate, view: RegionView, region: Region): string | undefined {
+  if (g.contains.length) {
+    const low = view.lowerText(region);
+    for (const c of g.contains) if (low.includes(c) && !c.startsWith("not ")) return c;
+  }
+  for (const m of g.regex) {
+    if (m.source.startsWith("not ")) continue;
+    const r = m.re.exec(view.text(region));
+    if (r) return clip(r[0].trim());
+  }
+  for (const m of g.lineRegex) {
+    if (m.source.startsWith("not ")) continue;
+    for (const l of view.regionLines(region)) if (m.re.test(l)) return clip(l.trim());
+  }
+  for (const sub of [...g.all, ...g.any]) {
+    const e = firstEvidence(sub, view, region);
+    if (e !== undefined) return e;
+  }
+  return undefined;
+}
+
 /** Evaluates a manifest on one input (a screen view and the terminal's OSC state). */
 export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { explain?: boolean; only?: (r: Rule) => boolean } = {}): Evaluation {
   const view = src instanceof RegionView ? src : new RegionView(src);
@@ -379,10 +408,8 @@ export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { ex
     }
   }
   if (!best) return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results };
-  if (!bestTrace) { // the winner's evidence, traced once
-    bestTrace = [];
-    evalGate(best.gate, view, best.region, bestTrace);
-  }
-  const ev = bestTrace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null;
+  const ev = bestTrace
+    ? bestTrace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null
+    : firstEvidence(best.gate, view, best.region) ?? null;
   return { state: best.state, rule: best, visible: best.visible, skip: best.skip, kind: best.kind, evidence: ev, results };
 }

@@ -2,6 +2,7 @@
 // loading, and the real snapshots classifying correctly.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { evaluate, LIMITS, loadManifest } from "./manifest.ts";
@@ -182,4 +183,42 @@ describe("Herdr's manifests", { skip: !hasShared && "../shared is absent" }, () 
       assert.ok(m.rules.length > 0);
     });
   }
+});
+
+describe("evidence without a full trace", () => {
+  test("a matcher whose pattern starts with \"not \" is never the evidence (as explain's trace filter reads it)", () => {
+    const m = loadManifest(herdr(`
+[[rules]]
+id = "r"
+state = "working"
+contains = ["not ready", "ready"]
+`), "t", "t.toml");
+    const src = screen("not ready yet");
+    assert.equal(evaluate(m, src).evidence, "ready");
+    assert.equal(evaluate(m, src, { explain: true }).evidence, "ready");
+  });
+  // evaluate() takes the winner's evidence from its first matched matcher; explain reads
+  // it off the whole trace. Both must agree on every screen, for every manifest.
+  test("evaluate and explain give the same verdict and evidence (bundled and Herdr manifests, random screens)", () => {
+    const manifests = Object.keys(BUNDLED).map((n) => resolveManifest(n));
+    if (hasShared) {
+      const dir = path.join(SHARED, "manifests", "herdr");
+      for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".toml"))) manifests.push(loadManifest(fs.readFileSync(path.join(dir, f), "utf8"), f, f));
+    }
+    // Pieces of what the rules look for (their own literals, cut and joined), and noise.
+    const words = new Set<string>(["esc to interrupt", "? for shortcuts", "Do you want to proceed?", "❯ 1. Yes", "✻ Pondering… (3s · esc to interrupt)", "not ", "─────", "› ", "[y/n]", "Allow?", "\u2733 Claude", "⠋ Working"]);
+    for (const m of manifests) for (const r of m.rules) (function walk(g: typeof r.gate) {
+      g.contains.forEach((c) => words.add(c));
+      [...g.regex, ...g.lineRegex].forEach((x) => words.add(x.source.replace(/\\[sdwSDW]|[\\^$()[\]{}|?*+]/g, " ").slice(0, 40)));
+      [...g.all, ...g.any, ...g.not].forEach(walk);
+    })(r.gate);
+    const pool = [...words];
+    fc.assert(fc.property(fc.array(fc.array(fc.constantFrom(...pool), { maxLength: 4 }), { maxLength: 12 }), fc.constantFrom("", "\u2733 Claude Code", "⠋ task"), (lines, title) => {
+      const src = screen(lines.map((l) => l.join(" ")).join("\n"), title);
+      for (const m of manifests) {
+        const a = evaluate(m, src), b = evaluate(m, src, { explain: true });
+        assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+      }
+    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) });
+  });
 });
