@@ -77,8 +77,12 @@ export function recordVerdict(rec: StoredRecord | null): Verdict {
   return v(state, `record:${rec.id ?? "root"}:${rec.state}`, rec.msg, rec.kind);
 }
 
+const screenKeys = new WeakMap<Manifest, string>();
+
 function screenEval(m: Manifest, o: Observation) {
-  return o.memoText(`screen:${m.name}`, () => evaluate(m, new RegionView(o)));
+  let key = screenKeys.get(m);
+  if (key === undefined) screenKeys.set(m, key = `screen:${m.name}`);
+  return o.memoText(key, () => evaluate(m, new RegionView(o)));
 }
 
 function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
@@ -124,13 +128,15 @@ export class ScreenDetector implements Detector {
 abstract class ManifestViewDetector implements Detector {
   readonly name: string;
   readonly holdsUntil = UNTIL_NEXT_EVENT;
-  constructor(readonly manifest: Manifest, readonly every: number, private readonly view: "tail8k" | "title") {
+  private readonly key: string;
+  constructor(readonly manifest: Manifest, readonly every: number, view: "tail8k" | "title") {
     this.name = named(`${view}:${manifest.name}`, every);
+    this.key = `${view}:${manifest.name}`;
   }
   protected abstract evaluateOn(o: Observation): Evaluation;
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    return fromEval(o.memo(`${this.view}:${this.manifest.name}`, () => this.evaluateOn(o)));
+    return fromEval(o.memo(this.key, () => this.evaluateOn(o)));
   }
 }
 

@@ -167,8 +167,20 @@ function textOf(bytes: Uint8Array): string {
   return known !== undefined && known.isWellFormed() ? known : DECODER.decode(bytes);
 }
 
+const NO_SEGMENT = segment("");
+const NO_LINES: string[] = [];
+
 function describe(p: Piece): Required<Piece> {
-  if (p.lines === undefined) {
+  if (p.lines === undefined && p.bytes.indexOf(10) < 0) {
+    // No \n byte (a spinner redraw, most reads of a TUI): one segment, nothing to split.
+    const decoded = textOf(p.bytes);
+    p.hasNewline = false;
+    p.head = segment(decoded.replace(ESCAPES, ""));
+    p.tail = NO_SEGMENT;
+    p.lines = NO_LINES;
+    p.cleanEnd = utf8Closed(p.bytes) && escapesClosed(decoded);
+    p.rawNewline = false;
+  } else if (p.lines === undefined) {
     const decoded = textOf(p.bytes);
     const text = decoded.replace(ESCAPES, "");
     const parts = text.split("\n");
