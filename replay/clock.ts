@@ -104,8 +104,9 @@ export class Sampler {
    */
   private sampleTo(i: number, limit: number, inclusive: boolean): void {
     const d = this.detectors[i], every = d.every;
-    const before = (k: number) => (inclusive ? k * every <= limit + EPS : k * every < limit - EPS);
-    while (before(this.next[i])) {
+    // Samples strictly before limit - EPS, or (inclusive) up to limit + EPS.
+    const bound = inclusive ? limit + EPS : limit - EPS;
+    while (inclusive ? this.next[i] * every <= bound : this.next[i] * every < bound) {
       const holds = this.record(i, round6(this.next[i] * every));
       this.next[i]++;
       if (holds <= this.next[i] * every) continue;

@@ -137,13 +137,20 @@ const STICKY = new RegExp(ESCAPES.source, "y");
 function escapesClosed(text: string): boolean {
   const esc = text.lastIndexOf("\x1b");
   if (esc < 0) return true;
+  if (text.charCodeAt(esc + 1) === 0x5b) {
+    // A CSI (most last escapes: a colour reset) is closed once its final byte came:
+    // parameters 0x30–0x3F, intermediates 0x20–0x2F, a final 0x40–0x7E, as ESCAPES reads it.
+    let i = esc + 2, c = text.charCodeAt(i);
+    while (c >= 0x30 && c <= 0x3f) c = text.charCodeAt(++i);
+    while (c >= 0x20 && c <= 0x2f) c = text.charCodeAt(++i);
+    return c >= 0x40 && c <= 0x7e;
+  }
   STICKY.lastIndex = esc;
   const m = STICKY.exec(text);
   if (!m || m[0].length < 2) return false; // a lone ESC, or ESC + intermediates without a final
   const intro = text[esc + 1];
   if (intro === "]") return /(\x07|\x1b\\)$/.test(m[0]);
   if ("P^_X".includes(intro)) return m[0].endsWith("\x1b\\");
-  if (intro === "[") return /^\x1b\[[0-?]*[ -/]*[@-~]$/.test(m[0]);
   return true;
 }
 
