@@ -13,7 +13,7 @@ import { sniffScreen } from "./sniff.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { sampleDetectors } from "./clock.ts";
 import { type DetectorScore, score, truthLists } from "../lib/score/metrics.ts";
-import { type DrawnTimeline, drawnTimeline, type FileResult } from "../lib/score/result.ts";
+import { type DrawnTimeline, drawnTimeline, drawnTruth, type FileResult } from "../lib/score/result.ts";
 import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -108,6 +108,7 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     scores.push(score(tl, truth, end, lists));
     drawn.push(drawnTimeline(tl, end));
   }
+  const drawnTruthLane = drawnTruth(truth.segments, end);
   return {
     path,
     sha256: sha256File(path),
@@ -119,7 +120,8 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     command: rec.header.command ?? null,
     manifest: choice,
     truth: truth.source,
-    truthSegments: truth.segments,
+    truthSegments: drawnTruthLane.segments,
+    ...(drawnTruthLane.changes === undefined ? {} : { truthChanges: drawnTruthLane.changes }),
     blockedEpisodes: scores[0]?.episodes.length ?? 0,
     scores,
     warnings: rec.warnings,

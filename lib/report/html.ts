@@ -69,7 +69,10 @@ function timeline(f: FileResult, id: string): string {
 
 /** Says which lanes were coarsened to fit (lib/score/result.ts drawnTimeline), so no one reads a slot as an exact change. */
 function coarseNote(f: FileResult): string {
-  const coarse = f.timelines.filter((tl) => tl.changes !== undefined);
+  const coarse = [
+    ...(f.truthChanges !== undefined ? [{ detector: "truth", changes: f.truthChanges }] : []),
+    ...f.timelines.filter((tl) => tl.changes !== undefined),
+  ];
   if (coarse.length === 0) return "";
   const slot = f.duration / DRAWN_POINTS;
   return `\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${slot.toFixed(2)} s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${coarse.map((tl) => `${escapeHtml(tl.detector)} (${tl.changes} changes)`).join(", ")}.</p>`;

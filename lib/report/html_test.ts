@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { escapeHtml, inertJson, renderHtml } from "./html.ts";
 import { buildReport } from "./model.ts";
-import { DRAWN_POINTS, drawnTimeline, type FileResult } from "../score/result.ts";
+import { DRAWN_POINTS, drawnTimeline, drawnTruth, type FileResult } from "../score/result.ts";
 import type { DetState } from "../detect/manifest.ts";
 import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
@@ -47,6 +47,18 @@ describe("coarsened lanes", () => {
     assert.ok(html.includes(`busy&lt;x&gt; (${DRAWN_POINTS * 3} changes)`), "the note names the lane, escaped");
     assert.ok(!/calm \(/.test(html), "an exact lane is not listed");
     assert.ok((html.match(/<rect /g) ?? []).length <= DRAWN_POINTS + 1 + 3, "at most one rect per slot");
+  });
+  test("a truth with more segments than DRAWN_POINTS is drawn in slots too, and named in the note", () => {
+    const segs = Array.from({ length: DRAWN_POINTS + 1 }, (_, i) => ({ start: i, state: (i % 2 ? "blocked" : "working") as "blocked" | "working", kind: i % 2 ? "permission" : null }));
+    const d = drawnTruth(segs, segs.length);
+    assert.equal(d.changes, DRAWN_POINTS + 1);
+    assert.ok(d.segments.length <= DRAWN_POINTS + 1);
+    assert.equal(drawnTruth(segs.slice(0, DRAWN_POINTS), DRAWN_POINTS).changes, undefined);
+    const file: FileResult = {
+      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: segs.length, outputBytes: 0, command: null, manifest: null,
+      truth: "markers", truthSegments: d.segments, truthChanges: d.changes, blockedEpisodes: 0, scores: [], warnings: [], markers: [], timelines: [],
+    };
+    assert.ok(renderHtml(buildReport([file], null, []), [null]).includes(`truth (${DRAWN_POINTS + 1} changes)`));
   });
 });
 

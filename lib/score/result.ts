@@ -3,7 +3,8 @@
 // read by the report model and its renderers (which never re-read the capture).
 
 import type { DetectorScore } from "./metrics.ts";
-import type { TruthSegment } from "./truth.ts";
+import type { TruthSegment, TruthState } from "./truth.ts";
+import type { DetState } from "../detect/manifest.ts";
 import type { Timeline } from "../detect/timeline.ts";
 
 export interface DrawnPoint {
@@ -32,7 +33,10 @@ export interface FileResult {
   /** The manifest `auto` chose for this file, and why (null: no detector asked for auto). */
   manifest: { name: string; why: string } | null;
   truth: string;
+  /** The truth as drawn: every segment, or (past DRAWN_POINTS) coarsened like a detector's lane. */
   truthSegments: TruthSegment[];
+  /** Set when the truth's segments were coarsened: how many there were. */
+  truthChanges?: number;
   blockedEpisodes: number;
   scores: DetectorScore[];
   warnings: string[];
@@ -82,4 +86,15 @@ export function drawnTimeline(tl: Timeline, end: number, slots = DRAWN_POINTS): 
     if (!sameDrawn(out.at(-1), p)) out.push(p);
   }
   return { detector: tl.detector, points: out, changes: pts.length };
+}
+
+/** The truth's segments as drawn: coarsened like a detector's lane past DRAWN_POINTS (blocked counts as needs-you). */
+export function drawnTruth(segments: TruthSegment[], end: number, slots = DRAWN_POINTS): { segments: TruthSegment[]; changes?: number } {
+  if (segments.length <= slots || !(end > 0)) return { segments };
+  const lane = drawnTimeline({
+    detector: "truth",
+    samples: segments.length,
+    points: segments.map((s) => ({ t: s.start, verdict: { state: s.state as DetState, needsYou: s.state === "blocked", rule: s.kind, evidence: null } })),
+  }, end, slots);
+  return { segments: lane.points.map((p) => ({ start: p.t, state: p.state as TruthState, kind: p.rule })), changes: segments.length };
 }
