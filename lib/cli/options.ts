@@ -87,7 +87,7 @@ export function list(arg: string, help: string): Opt<string[]> {
 // ---- options several commands share (each declared once) ----------------------------------
 
 export const OUTPUT = text("FILE", "write here (default stdout; `-` is stdout)", "o");
-export const JOBS = number("N", "analyse files in parallel on N worker threads (default: cores)", { min: 1, max: 64, integer: true });
+export const JOBS = number("N", "analyse files in parallel on N worker threads (default: half the cores)", { min: 1, max: 64, integer: true });
 export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
 export const MANIFEST = text(
   "NAME|PATH",
