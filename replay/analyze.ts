@@ -125,7 +125,6 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
     blockedEpisodes: scores[0]?.episodes.length ?? 0,
     scores,
     warnings: rec.warnings,
-    markers,
     timelines: drawn,
   };
 }

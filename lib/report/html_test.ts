@@ -40,7 +40,7 @@ describe("coarsened lanes", () => {
     const calm = drawnTimeline({ detector: "calm", points: points.slice(0, 3), samples: 3 }, points.length);
     const file: FileResult = {
       path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: points.length, outputBytes: 0, command: null, manifest: null,
-      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], markers: [], timelines: [busy, calm],
+      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], timelines: [busy, calm],
     };
     const html = renderHtml(buildReport([file], null, []), [null]);
     assert.ok(html.includes(`Coarsened to ${DRAWN_POINTS} slots of 3.00 s`), "the note names the slot");
@@ -56,7 +56,7 @@ describe("coarsened lanes", () => {
     assert.equal(drawnTruth(segs.slice(0, DRAWN_POINTS), DRAWN_POINTS).changes, undefined);
     const file: FileResult = {
       path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: segs.length, outputBytes: 0, command: null, manifest: null,
-      truth: "markers", truthSegments: d.segments, truthChanges: d.changes, blockedEpisodes: 0, scores: [], warnings: [], markers: [], timelines: [],
+      truth: "markers", truthSegments: d.segments, truthChanges: d.changes, blockedEpisodes: 0, scores: [], warnings: [], timelines: [],
     };
     assert.ok(renderHtml(buildReport([file], null, []), [null]).includes(`truth (${DRAWN_POINTS + 1} changes)`));
   });

@@ -40,7 +40,6 @@ export interface FileResult {
   blockedEpisodes: number;
   scores: DetectorScore[];
   warnings: string[];
-  markers: { t: number; label: string }[];
   /** Change points per detector, for timelines (HTML), at most DRAWN_POINTS each. */
   timelines: DrawnTimeline[];
 }
