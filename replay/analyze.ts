@@ -17,6 +17,7 @@ import { type DrawnTimeline, drawnTimeline, drawnTruth, type FileResult } from "
 import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
+import { detached } from "../lib/text.ts";
 
 export interface AnalyzeOptions {
   /** Detector names; `:auto` as the manifest is chosen per file (lib/detect/choose.ts). */
@@ -82,12 +83,21 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const choice = asked.some(usesAuto) ? await autoManifest(path, rec.header, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
   const detectors = names.map((n) => createDetector(n, resolveManifest));
-  const markers: { t: number; label: string }[] = [];
+  // Markers as columns with shared labels: one object per marker, kept for the whole
+  // analysis, pinned memory among each sample's garbage (19,000 after 34 hours).
+  const markerTimes: number[] = [];
+  const markerLabels: string[] = [];
+  const labels = new Map<string, string>();
   let bytes = 0;
   let lastProgress = performance.now();
   const { sampler, end } = await sampleDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
-      if (e.kind === "marker") markers.push({ t: e.t, label: e.label });
+      if (e.kind === "marker") {
+        let label = labels.get(e.label);
+        if (label === undefined) labels.set(label = detached(e.label), label);
+        markerTimes.push(e.t);
+        markerLabels.push(label);
+      }
       else if (e.kind === "output") bytes += e.bytes.length;
       if (onProgress && performance.now() - lastProgress > 500) {
         lastProgress = performance.now();
@@ -97,7 +107,7 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   });
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
   const protocolAt = detectors.findIndex((d) => d.name === "protocol");
-  const truth = chooseTruth(path, opts, truthAt >= 0 ? () => sampler.timeline(truthAt) : null, () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt), markers);
+  const truth = chooseTruth(path, opts, truthAt >= 0 ? () => sampler.timeline(truthAt) : null, () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt), markerTimes.map((t, i) => ({ t, label: markerLabels[i] })));
   // Only the requested detectors are scored; a --truth detector added for the truth is
   // not. One timeline at a time: 15 detectors × 22,000 change points after 34 hours.
   const lists = truthLists(truth, end);
