@@ -18,6 +18,7 @@ import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } 
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
 import { detached } from "../lib/text.ts";
+import { GarbageWatch } from "../lib/runtime.ts";
 
 export interface AnalyzeOptions {
   /** Detector names; `:auto` as the manifest is chosen per file (lib/detect/choose.ts). */
@@ -113,10 +114,12 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const lists = truthLists(truth, end);
   const scores: DetectorScore[] = [];
   const drawn: DrawnTimeline[] = [];
+  const garbage = new GarbageWatch();
   for (let i = 0; i < opts.detectors.length; i++) {
     const tl = sampler.timeline(i);
     scores.push(score(tl, truth, end, lists));
     drawn.push(drawnTimeline(tl, end));
+    garbage.check(); // each timeline is garbage once scored and drawn
   }
   const drawnTruthLane = drawnTruth(truth.segments, end);
   return {
