@@ -3,7 +3,7 @@
 // a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
 // are stable: they are the row labels of every report.
 
-import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest } from "./manifest.ts";
+import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest, ruleMemo } from "./manifest.ts";
 import { RegionView } from "./regions.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
@@ -82,7 +82,7 @@ const screenKeys = new WeakMap<Manifest, string>();
 function screenEval(m: Manifest, o: Observation) {
   let key = screenKeys.get(m);
   if (key === undefined) screenKeys.set(m, key = `screen:${m.name}`);
-  return o.memoText(key, () => evaluate(m, new RegionView(o)));
+  return o.memoText(key, () => evaluate(m, new RegionView(o), { memo: o.rules }));
 }
 
 function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
@@ -145,8 +145,9 @@ export class TailDetector extends ManifestViewDetector {
     super(manifest, every, "tail8k");
   }
   /** The naive observer sees bytes only: no title, no OSC 9. */
+  private readonly rules = ruleMemo();
   protected evaluateOn(o: Observation): Evaluation {
-    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }));
+    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }), { memo: this.rules });
   }
 }
 

@@ -379,37 +379,59 @@ function firstEvidence(g: Gate, view: RegionView, region: Region): string | unde
   return undefined;
 }
 
-/** Evaluates a manifest on one input (a screen view and the terminal's OSC state). */
-export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { explain?: boolean; only?: (r: Rule) => boolean } = {}): Evaluation {
-  const view = src instanceof RegionView ? src : new RegionView(src);
-  const results: RuleResult[] | undefined = opts.explain ? [] : undefined;
-  let best: Rule | null = null;
-  let bestTrace: MatcherResult[] | null = null;
-  if (results) {
-    // Explain: every rule, in file order, with its trace.
-    const matched = new Set<Rule>();
-    for (const rule of m.rules) {
-      if (opts.only && !opts.only(rule)) continue;
-      const trace: MatcherResult[] = [];
-      const ok = evalGate(rule.gate, view, rule.region, trace);
-      results.push({ rule, matched: ok, regionText: view.text(rule.region), matchers: trace });
-      if (ok) matched.add(rule);
-    }
-    best = m.order.find((r) => matched.has(r)) ?? null;
-    if (best) bestTrace = results.find((r) => r.rule === best)!.matchers;
-  } else {
-    // The first match in evaluation order wins: nothing after it can outrank it.
-    for (const rule of m.order) {
-      if (opts.only && !opts.only(rule)) continue;
-      if (evalGate(rule.gate, view, rule.region, null)) {
-        best = rule;
-        break;
-      }
-    }
+/**
+ * A rule's result is a function of its region's text alone: kept per rule with the text
+ * it was computed on, and reused while that text comes back unchanged (the prompt box
+ * while only the transcript above it moves, a title between redraws). The issue-12
+ * memo "by region text, not by screen version".
+ */
+export type RuleMemo = WeakMap<Rule, { text: string; ok: boolean; evidence?: string | null }>;
+
+/** A fresh memo for one stream of inputs (one observer's screen, one detector's tail). */
+export const ruleMemo = (): RuleMemo => new WeakMap();
+
+function ruleResult(rule: Rule, view: RegionView, memo: RuleMemo | undefined): { ok: boolean; evidence?: string | null } {
+  if (!memo) return { ok: evalGate(rule.gate, view, rule.region, null) };
+  const text = view.text(rule.region);
+  let c = memo.get(rule);
+  if (c === undefined || c.text !== text) {
+    c = { text, ok: evalGate(rule.gate, view, rule.region, null) };
+    memo.set(rule, c);
   }
+  return c;
+}
+
+/** Evaluates a manifest on one input (a screen view and the terminal's OSC state). */
+export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { explain?: boolean; only?: (r: Rule) => boolean; memo?: RuleMemo } = {}): Evaluation {
+  const view = src instanceof RegionView ? src : new RegionView(src);
+  if (opts.explain) return explainAll(m, view, opts.only);
+  // The first match in evaluation order wins: nothing after it can outrank it.
+  for (const rule of m.order) {
+    if (opts.only && !opts.only(rule)) continue;
+    const r = ruleResult(rule, view, opts.memo);
+    if (!r.ok) continue;
+    if (r.evidence === undefined) r.evidence = firstEvidence(rule.gate, view, rule.region) ?? null;
+    return verdictOf(rule, r.evidence);
+  }
+  return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null };
+}
+
+const verdictOf = (rule: Rule, evidence: string | null, results?: RuleResult[]): Evaluation =>
+  ({ state: rule.state, rule, visible: rule.visible, skip: rule.skip, kind: rule.kind, evidence, results });
+
+/** Explain: every rule, in file order, with its trace; the winner's evidence read off its trace. */
+function explainAll(m: Manifest, view: RegionView, only?: (r: Rule) => boolean): Evaluation {
+  const results: RuleResult[] = [];
+  const matched = new Set<Rule>();
+  for (const rule of m.rules) {
+    if (only && !only(rule)) continue;
+    const trace: MatcherResult[] = [];
+    const ok = evalGate(rule.gate, view, rule.region, trace);
+    results.push({ rule, matched: ok, regionText: view.text(rule.region), matchers: trace });
+    if (ok) matched.add(rule);
+  }
+  const best = m.order.find((r) => matched.has(r));
   if (!best) return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results };
-  const ev = bestTrace
-    ? bestTrace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null
-    : firstEvidence(best.gate, view, best.region) ?? null;
-  return { state: best.state, rule: best, visible: best.visible, skip: best.skip, kind: best.kind, evidence: ev, results };
+  const trace = results.find((r) => r.rule === best)!.matchers;
+  return verdictOf(best, trace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null, results);
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { evaluate, LIMITS, loadManifest } from "./manifest.ts";
+import { evaluate, LIMITS, loadManifest, ruleMemo } from "./manifest.ts";
 import { BUNDLED, resolveManifest } from "./bundled.ts";
 import { ManifestError } from "../errors.ts";
 import { hasShared, SHARED } from "../testkit.ts";
@@ -220,5 +220,25 @@ contains = ["not ready", "ready"]
         assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
       }
     }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) });
+  });
+
+  test("rule results kept by region text give what a fresh evaluation gives, screen after screen", () => {
+    // A screen's rows change a few at a time (so some regions keep their text and some do
+    // not); the same memo serves the whole sequence, as an observer's does.
+    const manifests = [...Object.keys(BUNDLED).map((n) => resolveManifest(n)), ...(hasShared ? fs.readdirSync(path.join(SHARED, "manifests", "herdr")).filter((f) => f.endsWith(".toml")).map((f) => loadManifest(fs.readFileSync(path.join(SHARED, "manifests", "herdr", f), "utf8"), f, f)) : [])];
+    const pool = ["esc to interrupt", "? for shortcuts", "Do you want to proceed?", "❯ 1. Yes", "  2. No", "─────────", "› ", "[y/n]", "✻ Pondering… (3s · esc to interrupt)", "Enter to select · ↑/↓ to navigate", "", "", "text"];
+    const edit = fc.tuple(fc.nat({ max: 11 }), fc.constantFrom(...pool), fc.constantFrom("", "\u2733 Claude Code", "⠋ task"));
+    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 40 }), (edits) => {
+      const memos = new Map(manifests.map((m) => [m, ruleMemo()]));
+      const rows: string[] = new Array(12).fill("");
+      for (const [row, text, title] of edits) {
+        rows[row] = text;
+        const src = screen(rows.join("\n"), title);
+        for (const m of manifests) {
+          const a = evaluate(m, src, { memo: memos.get(m) }), b = evaluate(m, src);
+          assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+        }
+      }
+    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) });
   });
 });

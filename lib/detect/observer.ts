@@ -9,6 +9,7 @@ import { Tracker } from "../osc7501/tracker.ts";
 import type { Store } from "../osc7501/store.ts";
 import type { Event, Header } from "../recording/model.ts";
 import type { RegionSource } from "./regions.ts";
+import { type RuleMemo, ruleMemo } from "./manifest.ts";
 
 export interface Observation extends RegionSource {
   t: number;
@@ -41,6 +42,8 @@ export interface Observation extends RegionSource {
    * text — a title refresh, an OSC report, a cursor move, a row redrawn as it was.
    */
   memoText<T>(key: string, fn: () => T): T;
+  /** Rule results kept by region text across this observer's screens (manifest.ts RuleMemo). */
+  readonly rules: RuleMemo;
 }
 
 /**
@@ -63,6 +66,7 @@ class LiveObservation implements Observation {
   private memoStamp = -1;
   private memoMap = new Map<string, unknown>();
   private textMemo = new Map<string, { rows: readonly string[]; title: string; osc9: string | null; value: unknown }>();
+  readonly rules = ruleMemo();
 
   constructor(private readonly observer: Observer) {
     this.store = observer.tracker.store;
