@@ -16,6 +16,7 @@ import { openRecording } from "../lib/recording/open.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
+import { goal } from "./synth.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-analysisbench-"));
 const te = new TextEncoder();
@@ -106,9 +107,12 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   // first read them (JSON lines), and feed the OSC parser and the tail as well.
   console.log(`| · floor: read the capture only (JSON lines → events) | ${fl.read.toFixed(2)} s | ${raw.toFixed(2)} s | ${(raw / fl.read).toFixed(2)} | |`);
   console.log(`| · floor: read + screen + OSC 7501 parser + tail, no detector | ${fl.apply.toFixed(2)} s | ${raw.toFixed(2)} s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`);
+  goal(`report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`, `${r.toFixed(2)} (${rep.toFixed(2)} s vs ${raw.toFixed(2)} s)`, "≥ 0.5", r >= 0.5, `reading + emulating with no detector alone: ${(raw / fl.apply).toFixed(2)}`);
   const gap = path.join(dir, "gap.cast");
   fs.writeFileSync(gap, '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","\\u001b]7501;state=working\\u001b\\\\hi"]\n[1000000,"o","\\u001b]7501;state=blocked:kind=question\\u001b\\\\ok? "]\n[1,"o","\\u001b]7501;state=idle\\u001b\\\\"]\n');
-  console.log(`| report, a capture with one 1e6 s silent gap | ${(await report(gap)).toFixed(2)} s | | | < 1 s |`);
+  const gapSec = await report(gap);
+  console.log(`| report, a capture with one 1e6 s silent gap | ${gapSec.toFixed(2)} s | | | < 1 s |`);
+  goal("report on a capture with one 1e6 s silent gap", `${gapSec.toFixed(2)} s`, "< 1 s", gapSec < 1);
   const small: string[] = [];
   for (let i = 0; i < 100; i++) {
     const p = path.join(dir, `s${i}.cast`);
@@ -141,5 +145,6 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   })));
   const pair = (performance.now() - t1) / 1000;
   console.log(`| · two independent --jobs 1 processes, 50 captures each, at once (the machine's own ceiling) | ${pair.toFixed(2)} s | ${one.wall.toFixed(2)} s | ${(one.wall / pair).toFixed(2)}× | |`);
+  goal("report --jobs 2 vs --jobs 1, 100 captures", `${(one.wall / two.wall).toFixed(2)}×`, `scales (${os.cpus().length} cores)`, null, `two independent processes: ${(one.wall / pair).toFixed(2)}×`);
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { goal } from "./synth.ts";
 
 const N = Number(process.argv[2] ?? 3_000_000);
 const here = import.meta.dirname ?? ".";
@@ -44,8 +45,10 @@ for (const [k, label] of [["direct", "seq (direct, to /dev/null)"], ["script", "
 }
 const ratio = med(rows.pstlab) / med(rows.script);
 console.log(`goal ≤ 1.0× script: ${ratio <= 1.0 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`);
+goal("record --headless of seq 1 3000000 vs script", `${ratio.toFixed(2)}×`, "≤ 1.0×", ratio <= 1.0);
 if (hasAsciinema) {
   const a = med(rows.pstlab) / med(rows.asciinema);
   console.log(`goal ≤ 1.0× asciinema rec: ${a <= 1.0 ? "met" : "NOT met"} (${a.toFixed(2)}×)`);
+  goal("record --headless of seq 1 3000000 vs asciinema rec", `${a.toFixed(2)}×`, "≤ 1.0×", a <= 1.0);
 }
 fs.rmSync(dir, { recursive: true, force: true });

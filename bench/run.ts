@@ -28,19 +28,39 @@ const head = [
   "",
 ];
 console.log(head.join("\n"));
-const md = [...head];
+interface Goal {
+  measurement: string;
+  result: string;
+  target: string;
+  met: boolean | null;
+  note: string;
+}
+const goals: Goal[] = [];
+const sections: string[] = [];
 for (const name of chosen) {
   if (!all.includes(name)) {
     console.error(`unknown benchmark ${name} (have: ${all.join(", ")})`);
     process.exit(2);
   }
   const r = spawnSync(process.execPath, [path.join(here, `${name}.ts`)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
-  const section = `## ${name}\n\n${(r.stdout ?? "").trim()}\n`;
-  console.log(section);
-  md.push(section);
+  // Goal lines (synth.ts goal()) go to the summary; the rest is the section.
+  const lines = (r.stdout ?? "").trim().split("\n");
+  for (const l of lines.filter((l) => l.startsWith("@goal "))) goals.push(JSON.parse(l.slice(6)));
+  const section = `## ${name}\n\n${lines.filter((l) => !l.startsWith("@goal ")).join("\n")}\n`;
+  console.error(`bench: ${name} done`);
+  sections.push(section);
   if (r.status !== 0) process.exitCode = 1;
 }
+const summary = [
+  "## Goals",
+  "",
+  "| measurement | result | goal | |",
+  "| --- | --- | --- | --- |",
+  ...goals.map((g) => `| ${g.measurement} | ${g.result} | ${g.target} | ${g.met === null ? "–" : g.met ? "met" : "**not met**"}${g.note ? ` (${g.note})` : ""} |`),
+  "",
+];
+console.log([...summary, ...sections].join("\n"));
 if (chosen.length === all.length) {
-  fs.writeFileSync(path.join(here, "RESULTS.md"), md.join("\n"));
+  fs.writeFileSync(path.join(here, "RESULTS.md"), [...head, ...summary, ...sections].join("\n"));
   console.log("wrote bench/RESULTS.md");
 }

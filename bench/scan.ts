@@ -3,7 +3,7 @@
 // same process. Goal: ≥ 200 MB/s. Usage: bun bench/scan.ts [MB]
 import { Scanner } from "../lib/osc7501/scanner.ts";
 import { Tracker } from "../lib/osc7501/tracker.ts";
-import { synthChunks } from "./synth.ts";
+import { goal, synthChunks } from "./synth.ts";
 
 const MB = Number(process.argv[2] ?? 100);
 const chunks = [...synthChunks(MB * 1e6)];
@@ -51,6 +51,7 @@ console.log(`| byte copy (baseline) | ${rate(copy).toFixed(0)} | 1.00 |`);
 console.log(`| scanner (framing only) | ${rate(scanner).toFixed(0)} | ${(copy / scanner).toFixed(2)} |`);
 console.log(`| scan: scanner + parser + store | ${rate(tracker).toFixed(0)} | ${(copy / tracker).toFixed(2)} |`);
 console.log(`goal ≥ 200 MB/s for scan: ${rate(tracker) >= 200 ? "met" : "NOT met"}`);
+goal("scan (scanner + parser + store)", `${rate(tracker).toFixed(0)} MB/s`, "≥ 200 MB/s", rate(tracker) >= 200);
 void sink;
 
 // End to end: the CLI on a file (raw input, --json to /dev/null), next to `cat`.

@@ -88,3 +88,12 @@ function Deno_or_fs_read(p: string): Uint8Array {
 export function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
+
+/**
+ * One goal (issue 12's and earlier ones), for `npm run bench`'s summary table: bench/run.ts
+ * collects these lines and keeps them out of the section they come from. `met` null: a
+ * goal without a pass/fail line (a speed-up the machine decides).
+ */
+export function goal(measurement: string, result: string, target: string, met: boolean | null, note = ""): void {
+  console.log(`@goal ${JSON.stringify({ measurement, result, target, met, note })}`);
+}
