@@ -22,6 +22,40 @@ export interface RunOptions {
 /** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */
 const same = (a: Verdict | null, b: Verdict) => a !== null && a.state === b.state && a.needsYou === b.needsYou && a.rule === b.rule;
 
+/** Change points per chunk: 12 bytes each, in blocks that are never copied. */
+const CHUNK = 2048;
+
+/**
+ * One detector's change points, append-only: times and indexes of shared verdicts in
+ * fixed typed-array chunks. Arrays that grew by copying kept the collector's heap (and
+ * with it the process) growing with the capture's length: on the 34-hour capture, 5 MB
+ * of change points as growable arrays raised the peak by 20 MB (bench/memory.ts).
+ */
+class Column {
+  private times: Float64Array[] = [];
+  private ids: Uint32Array[] = [];
+  length = 0;
+
+  push(t: number, id: number): void {
+    const o = this.length % CHUNK;
+    if (o === 0) {
+      this.times.push(new Float64Array(CHUNK));
+      this.ids.push(new Uint32Array(CHUNK));
+    }
+    this.times[this.times.length - 1][o] = t;
+    this.ids[this.ids.length - 1][o] = id;
+    this.length++;
+  }
+
+  time(j: number): number {
+    return this.times[Math.floor(j / CHUNK)][j % CHUNK];
+  }
+
+  id(j: number): number {
+    return this.ids[Math.floor(j / CHUNK)][j % CHUNK];
+  }
+}
+
 export class Sampler {
   private next: number[]; // next sample index k per detector (t = k·interval)
   /**
@@ -30,17 +64,17 @@ export class Sampler {
    * allocator could not give back, and RSS after each collection crept with the capture's
    * length (bench/memory.ts). Timeline objects are built once, when asked.
    */
-  private times: number[][];
-  private verdicts: Verdict[][];
+  private columns: Column[];
+  /** Every distinct verdict, once; columns hold indexes into it. */
+  private verdicts: Verdict[] = [];
   private samples: number[];
   private last: (Verdict | null)[];
-  private kept = new Map<string, Verdict>();
+  private kept = new Map<string, number>();
   private due: number;
 
   constructor(readonly detectors: Detector[], readonly observer: Observer) {
     this.next = detectors.map(() => 0);
-    this.times = detectors.map(() => []);
-    this.verdicts = detectors.map(() => []);
+    this.columns = detectors.map(() => new Column());
     this.samples = detectors.map(() => 0);
     this.last = detectors.map(() => null);
     this.due = this.dueAt();
@@ -48,7 +82,10 @@ export class Sampler {
 
   /** Detector i's timeline so far. */
   timeline(i: number): Timeline {
-    return { detector: this.detectors[i].name, points: this.times[i].map((t, j) => ({ t, verdict: this.verdicts[i][j] })), samples: this.samples[i] };
+    const c = this.columns[i];
+    const points = new Array(c.length);
+    for (let j = 0; j < c.length; j++) points[j] = { t: c.time(j), verdict: this.verdicts[c.id(j)] };
+    return { detector: this.detectors[i].name, points, samples: this.samples[i] };
   }
 
   /** Every detector's timeline so far. */
@@ -58,14 +95,14 @@ export class Sampler {
 
   /** Detector i's verdict in force at t (null before its first sample). */
   verdictAt(i: number, t: number): Verdict | null {
-    const times = this.times[i];
-    let lo = 0, hi = times.length; // the first index after t, as inForceAt
+    const c = this.columns[i];
+    let lo = 0, hi = c.length; // the first index after t, as inForceAt
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (times[mid] > t + EPS) hi = mid;
+      if (c.time(mid) > t + EPS) hi = mid;
       else lo = mid + 1;
     }
-    return lo > 0 ? this.verdicts[i][lo - 1] : null;
+    return lo > 0 ? this.verdicts[c.id(lo - 1)] : null;
   }
 
   /**
@@ -74,14 +111,14 @@ export class Sampler {
    * copy holds its evidence detached from the screen it was cut from (bench/memory.ts:
    * 330,000 change points after 34 hours of capture).
    */
-  private keep(v: Verdict): Verdict {
+  private keep(v: Verdict): number {
     const key = JSON.stringify([v.state, v.needsYou, v.rule, v.evidence, v.kind ?? null]);
-    let kept = this.kept.get(key);
-    if (kept === undefined) {
-      kept = v.evidence === null ? { ...v } : { ...v, evidence: detached(v.evidence) };
-      this.kept.set(key, kept);
+    let id = this.kept.get(key);
+    if (id === undefined) {
+      id = this.verdicts.push(v.evidence === null ? { ...v } : { ...v, evidence: detached(v.evidence) }) - 1;
+      this.kept.set(key, id);
     }
-    return kept;
+    return id;
   }
 
   private record(i: number, t: number): number {
@@ -90,8 +127,7 @@ export class Sampler {
     const verdict = d.judge(o);
     this.samples[i]++;
     if (!same(this.last[i], verdict)) {
-      this.times[i].push(t);
-      this.verdicts[i].push(this.keep(verdict));
+      this.columns[i].push(t, this.keep(verdict));
       this.last[i] = verdict;
     }
     return d.holdsUntil ? d.holdsUntil(o) : t;

@@ -103,3 +103,22 @@ describe("the sampler's live lookup", () => {
     }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 50) });
   });
 });
+
+describe("change points past one column chunk", () => {
+  test("a detector that flips at every sample keeps every change point, in order, through several chunks", async () => {
+    const { Sampler } = await import("./clock.ts");
+    const { Observer } = await import("../lib/detect/observer.ts");
+    const { verdictAt } = await import("../lib/detect/timeline.ts");
+    let n = 0;
+    const flip: Detector = { name: "flip", every: 0.01, judge: () => ({ state: n++ % 3 === 0 ? "blocked" : n % 3 === 1 ? "working" : "idle", needsYou: false, rule: `r${n % 7}`, evidence: null }) };
+    const observer = new Observer(HEADER);
+    const sampler = new Sampler([flip], observer);
+    sampler.finish(50); // 5,001 samples: more than two chunks of change points
+    const tl = sampler.timelines()[0];
+    assert.equal(tl.samples, 5001);
+    assert.equal(tl.points.length, 5001);
+    for (let j = 0; j < tl.points.length; j++) assert.equal(tl.points[j].t, Math.round(j * 0.01 * 1e6) / 1e6);
+    for (const t of [0, 0.005, 20.47, 20.48, 20.49, 40.95, 40.96, 49.999, 50, 60]) assert.deepEqual(sampler.verdictAt(0, t), verdictAt(tl, t));
+    observer.dispose();
+  });
+});
