@@ -91,7 +91,9 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const labels = new Map<string, string>();
   let bytes = 0;
   let lastProgress = performance.now();
+  const garbage = new GarbageWatch();
   const { sampler, end } = await sampleDetectors(rec.header, rec.events, detectors, {
+    garbage,
     onEvent: (e) => {
       if (e.kind === "marker") {
         let label = labels.get(e.label);
@@ -114,7 +116,6 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   const lists = truthLists(truth, end);
   const scores: DetectorScore[] = [];
   const drawn: DrawnTimeline[] = [];
-  const garbage = new GarbageWatch();
   for (let i = 0; i < opts.detectors.length; i++) {
     const tl = sampler.timeline(i);
     scores.push(score(tl, truth, end, lists));

@@ -17,6 +17,8 @@ export interface RunOptions {
   convertEol?: boolean;
   /** Every raw event, after it was applied (truth markers, progress). */
   onEvent?: (e: Event) => void;
+  /** The caller's watch, to go on with after the run (scoring): one baseline, not two. */
+  garbage?: GarbageWatch;
 }
 
 /** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */
@@ -218,7 +220,7 @@ export async function sampleDetectors(
   const sampler = new Sampler(detectors, observer);
   const until = opts.until ?? Infinity;
   let end = 0, sinceLook = 0;
-  const garbage = new GarbageWatch();
+  const garbage = opts.garbage ?? new GarbageWatch();
   for await (const e of events) {
     if (e.t > until) break;
     sampler.advanceBefore(e.t);
