@@ -270,9 +270,13 @@ export class IncrementalTail {
 
   /** Folds the pieces not folded yet into the rows of the whole output. */
   private fold(): void {
-    if (this.folded < this.base) {
+    // The window's first piece, when cut, is never trusted (rows are recomputed from the
+    // cut), so it need not be read whole: one 64 MiB write must not be decoded at every
+    // sample, nor its rows kept.
+    const from = this.total > this.size ? this.base + 1 : this.base;
+    if (this.folded < from) {
       // Pieces that left the window unread: what follows is not known to be whole.
-      this.folded = this.base;
+      this.folded = from;
       this.cur = { state: EMPTY, reset: -1 };
     }
     for (let g = this.folded; g < this.base + this.pieces.length; g++) {
@@ -306,12 +310,6 @@ export class IncrementalTail {
     // later piece decided it.
     const across: Row | null = this.doneHead < this.done.length ? this.done[this.doneHead] : null;
     const reset = across ? across.reset : this.cur.reset;
-    const p0 = describe(this.pieces[0]);
-    if (reset > k && !p0.rawNewline && p0.cleanEnd) {
-      // Then however the window cuts a first piece without a \n, the first row is that
-      // row (a clean end stays clean when cut): the spinner's case, with no strip at all.
-      return this.rest([across ? across.text : this.cur.state.ll], across);
-    }
     // The first piece is cut where the window starts: described afresh from the cut.
     const cut = this.total - this.size;
     let first = this.pieces[0];
@@ -320,6 +318,15 @@ export class IncrementalTail {
         this.firstCut = { cut, source: this.pieces[0], piece: { bytes: this.pieces[0].bytes.subarray(cut) } };
       }
       first = this.firstCut.piece;
+    }
+    // Facts about the first piece whole hold for any cut of it (no \n byte stays none; a
+    // clean end stays clean), and the whole is described once, not once per cut; a piece
+    // bigger than the window is read only as cut.
+    const p0 = describe(this.pieces[0].bytes.length <= this.size ? this.pieces[0] : first);
+    if (reset > k && !p0.rawNewline && p0.cleanEnd) {
+      // Then the first row is the row across the first piece's end, decided later: the
+      // spinner's case, with no strip at all.
+      return this.rest([across ? across.text : this.cur.state.ll], across);
     }
     const f = describe(first);
     if (last > k && !f.cleanEnd) return null;
