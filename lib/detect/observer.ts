@@ -105,6 +105,9 @@ class LiveObservation implements Observation {
   }
 }
 
+/** Output fed to the screen, the scanner and the tail at once, at most. */
+const SLICE = 1 << 20;
+
 export class Observer {
   readonly screen: Screen;
   readonly tracker: Tracker;
@@ -134,9 +137,15 @@ export class Observer {
     switch (e.kind) {
       case "output":
         if (e.bytes.length === 0) return;
-        this.screen.write(e.bytes, e.t);
-        this.tracker.feed(e.bytes, e.t);
-        this.tail.push(e.bytes);
+        // One huge write (a 64 MiB event) is fed in slices: xterm decodes a write into
+        // a buffer four times its size. The screen, the scanner and the tail are
+        // streaming and give the same result for any split (their property tests).
+        for (let at = 0; at < e.bytes.length; at += SLICE) {
+          const b = e.bytes.length <= SLICE ? e.bytes : e.bytes.subarray(at, at + SLICE);
+          this.screen.write(b, e.t);
+          this.tracker.feed(b, e.t);
+          this.tail.push(b);
+        }
         this.lastOutputAt = e.t;
         this.firstOutputAt ??= e.t;
         return;

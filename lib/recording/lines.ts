@@ -9,7 +9,8 @@
 export class LineReader {
   private readonly dec = new TextDecoder("utf-8");
   private readonly it: AsyncIterator<Uint8Array>;
-  private carry = "";
+  /** The unterminated end of what was read, in pieces: joined once its line ends. */
+  private carry: string[] = [];
   private done = false;
   private buffered: string[] = [];
   private bi = 0;
@@ -39,16 +40,24 @@ export class LineReader {
       const r = await this.it.next();
       if (r.done) {
         this.done = true;
-        const rest = this.carry + this.dec.decode();
-        this.carry = "";
+        const rest = this.carry.join("") + this.dec.decode();
+        this.carry = [];
         this.buffered = [];
         this.bi = 0;
         if (!rest.length) return null;
         this.no++;
         return [rest, false];
       }
-      const parts = (this.carry + this.dec.decode(r.value, { stream: true })).split("\n");
-      this.carry = parts.pop()!;
+      const text = this.dec.decode(r.value, { stream: true });
+      // A line longer than a block (one 64 MiB output event) is gathered in pieces:
+      // prefixing the carry to every block re-copied it each time (quadratic).
+      if (!text.includes("\n")) {
+        this.carry.push(text);
+        continue;
+      }
+      const parts = text.split("\n");
+      if (this.carry.length) parts[0] = this.carry.join("") + parts[0];
+      this.carry = [parts.pop()!];
       this.buffered = parts;
       this.bi = 0;
     }
