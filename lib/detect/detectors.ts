@@ -177,7 +177,10 @@ export class QuestionDetector implements Detector {
     if (o.exited) return EXITED;
     return o.memoText("question", () => {
       for (const row of o.rows()) {
-        const t = row.trimEnd();
+        // Most rows end in a printable ASCII character (screen rows come right-trimmed):
+        // only a row ending otherwise can have white space to trim.
+        const c = row.charCodeAt(row.length - 1);
+        const t = c > 32 && c < 127 ? row : row.trimEnd();
         if (t.endsWith("?")) return v("blocked", "line-ends-with-?", t.trim(), "question");
       }
       return v("idle", null);
