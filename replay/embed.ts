@@ -4,11 +4,25 @@
 
 import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
+import * as fs from "node:fs";
+
+function fileSize(path: string): number {
+  try {
+    return fs.statSync(path).size;
+  } catch {
+    return 0; // openRecording reports it
+  }
+}
 
 export const MAX_EMBED_BYTES = 64 << 20;
 
-export async function castText(path: string, open: OpenOptions): Promise<string | null> {
+export async function castText(path: string, open: OpenOptions, max = MAX_EMBED_BYTES): Promise<string | null> {
   if (path === "-") return null;
+  // A recording's v3 text is about its file's size (JSON never shrinks the bytes; only
+  // comments and padding, which a file this big is not made of, would be dropped): a
+  // file over twice the limit is refused before building 64 MB of text to throw away
+  // (a 200 MB capture's HTML report peaked at 452 MB doing that).
+  if (fileSize(path) > 2 * max) return null;
   const rec = await openRecording(path, open);
   const parts: string[] = [];
   let size = 0;
@@ -18,7 +32,7 @@ export async function castText(path: string, open: OpenOptions): Promise<string 
   for await (const e of rec.events) {
     w.event(e);
     last = e.t;
-    if (size > MAX_EMBED_BYTES) return null;
+    if (size > max) return null;
   }
   w.end(last);
   return parts.join("");
