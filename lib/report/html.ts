@@ -23,6 +23,8 @@ export function inertJson(v: unknown): string {
   return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+const AXIS_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+
 const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };
 const X0 = 230, W = 1000, ROW = 20;
 
@@ -61,8 +63,11 @@ function timeline(f: FileResult, id: string): string {
     }
   });
   const axisY = lanes.length * ROW + 8;
-  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => dur / s <= 12) ?? 1200;
-  for (let t = 0; t <= dur + 1e-9; t += step) out.push(`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${axisY + 14}" text-anchor="middle" class="axis">${t} s</text>`);
+  // At most 12 ticks whatever the length: a 34-hour capture had one every 1,200 s (100
+  // labels run together). Hours are labelled in hours.
+  const step = AXIS_STEPS.find((s) => dur / s <= 12) ?? Math.ceil(dur / 12 / 86400) * 86400;
+  const label = (t: number) => step >= 3600 ? `${t / 3600} h` : `${t} s`;
+  for (let t = 0; t <= dur + 1e-9; t += step) out.push(`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${axisY + 14}" text-anchor="middle" class="axis">${label(t)}</text>`);
   out.push(`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, "</svg>");
   return out.join("");
 }

@@ -48,6 +48,16 @@ describe("coarsened lanes", () => {
     assert.ok(!/calm \(/.test(html), "an exact lane is not listed");
     assert.ok((html.match(/<rect /g) ?? []).length <= DRAWN_POINTS + 1 + 3, "at most one rect per slot");
   });
+  test("the time axis has at most 12 ticks at any length, in hours past an hour's step", () => {
+    const file = (duration: number): FileResult => ({
+      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration, outputBytes: 0, command: null, manifest: null,
+      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], timelines: [],
+    });
+    const ticks = (d: number) => [...renderHtml(buildReport([file(d)], null, []), [null]).matchAll(/class="axis">([^<]*)</g)].map((m) => m[1]);
+    assert.deepEqual(ticks(710).slice(0, 3), ["0 s", "60 s", "120 s"]);
+    assert.deepEqual(ticks(122110).slice(0, 3), ["0 h", "3 h", "6 h"]);
+    for (const d of [1, 59, 710, 7200, 122110, 30 * 86400]) assert.ok(ticks(d).length <= 13, `${d} s: ${ticks(d).length} ticks`);
+  });
   test("a truth with more segments than DRAWN_POINTS is drawn in slots too, and named in the note", () => {
     const segs = Array.from({ length: DRAWN_POINTS + 1 }, (_, i) => ({ start: i, state: (i % 2 ? "blocked" : "working") as "blocked" | "working", kind: i % 2 ? "permission" : null }));
     const d = drawnTruth(segs, segs.length);
