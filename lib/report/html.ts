@@ -23,6 +23,9 @@ export function inertJson(v: unknown): string {
   return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** On every slot of a coarsened lane: a slot is not an exact change. */
+const COARSE = " (coarsened: the slot's longest needs-you verdict, else its longest)";
+
 const AXIS_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 
 const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };
@@ -38,7 +41,7 @@ function timeline(f: FileResult, id: string): string {
       ...(f.truthSegments.length && f.truthSegments[0].start > 0 ? [{ a: 0, b: f.truthSegments[0].start, state: "unlabeled", ny: false, tip: "unlabeled" }] : []),
       ...f.truthSegments.map((s, i) => {
         const b = i + 1 < f.truthSegments.length ? f.truthSegments[i + 1].start : dur;
-        return { a: s.start, b, state: s.state, ny: s.state === "blocked", tip: `${s.state}${s.kind ? ` (${s.kind})` : ""}` };
+        return { a: s.start, b, state: s.state, ny: s.state === "blocked", tip: `${s.state}${s.kind ? ` (${s.kind})` : ""}${f.truthChanges !== undefined ? COARSE : ""}` };
       }),
     ],
   });
@@ -47,7 +50,7 @@ function timeline(f: FileResult, id: string): string {
       name: tl.detector,
       segs: tl.points.map((p, i) => {
         const b = i + 1 < tl.points.length ? tl.points[i + 1].t : dur;
-        return { a: p.t, b, state: p.needsYou ? "blocked" : p.state, ny: p.needsYou, tip: `${p.needsYou ? "NEEDS YOU" : p.state}${p.rule ? ` — ${p.rule}` : ""}` };
+        return { a: p.t, b, state: p.needsYou ? "blocked" : p.state, ny: p.needsYou, tip: `${p.needsYou ? "NEEDS YOU" : p.state}${p.rule ? ` — ${p.rule}` : ""}${tl.changes !== undefined ? COARSE : ""}` };
       }),
     });
   }

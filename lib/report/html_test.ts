@@ -46,6 +46,8 @@ describe("coarsened lanes", () => {
     assert.ok(html.includes(`Coarsened to ${DRAWN_POINTS} slots of 3.00 s`), "the note names the slot");
     assert.ok(html.includes(`busy&lt;x&gt; (${DRAWN_POINTS * 3} changes)`), "the note names the lane, escaped");
     assert.ok(!/calm \(/.test(html), "an exact lane is not listed");
+    assert.ok(/<title>[^<]*NEEDS YOU[^<]*\(coarsened: /.test(html), "a coarsened slot says so in its tooltip");
+    assert.equal(html.match(/\(coarsened: /g)?.length, busy.points.length, "only the coarsened lane's slots");
     assert.ok((html.match(/<rect /g) ?? []).length <= DRAWN_POINTS + 1 + 3, "at most one rect per slot");
   });
   test("the time axis has at most 12 ticks at any length, in hours past an hour's step", () => {
