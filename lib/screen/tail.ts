@@ -178,26 +178,17 @@ const NO_SEGMENT = segment("");
 const NO_LINES: string[] = [];
 
 function describe(p: Piece): Required<Piece> {
-  if (p.lines === undefined && p.bytes.indexOf(10) < 0) {
-    // No \n byte (a spinner redraw, most reads of a TUI): one segment, nothing to split.
-    const decoded = textOf(p.bytes);
-    p.hasNewline = false;
-    p.head = segment(decoded.replace(ESCAPES, ""));
-    p.tail = NO_SEGMENT;
-    p.lines = NO_LINES;
-    p.cleanEnd = utf8Closed(p.bytes) && escapesClosed(decoded);
-    p.rawNewline = false;
-  } else if (p.lines === undefined) {
-    const decoded = textOf(p.bytes);
-    const text = decoded.replace(ESCAPES, "");
-    const parts = text.split("\n");
-    p.hasNewline = parts.length > 1;
-    p.head = segment(parts[0]);
-    p.tail = segment(parts.length > 1 ? parts[parts.length - 1] : "");
-    p.lines = parts.slice(1, -1).map(lastLine);
-    p.cleanEnd = utf8Closed(p.bytes) && escapesClosed(decoded);
-    p.rawNewline = p.bytes.indexOf(10) >= 0;
-  }
+  if (p.lines !== undefined) return p as Required<Piece>;
+  const decoded = textOf(p.bytes);
+  p.rawNewline = p.bytes.indexOf(10) >= 0;
+  // No \n byte (a spinner redraw, most reads of a TUI): one segment, nothing to split.
+  const stripped = decoded.replace(ESCAPES, "");
+  const parts = p.rawNewline ? stripped.split("\n") : [stripped];
+  p.hasNewline = parts.length > 1;
+  p.head = segment(parts[0]);
+  p.tail = parts.length > 1 ? segment(parts[parts.length - 1]) : NO_SEGMENT;
+  p.lines = parts.length > 2 ? parts.slice(1, -1).map(lastLine) : NO_LINES;
+  p.cleanEnd = utf8Closed(p.bytes) && escapesClosed(decoded);
   return p as Required<Piece>;
 }
 
