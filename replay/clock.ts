@@ -6,7 +6,7 @@
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
-import { EPS, type Timeline } from "../lib/detect/timeline.ts";
+import { EPS, indexInForce, type Timeline } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
 import { GarbageWatch } from "../lib/runtime.ts";
 
@@ -61,10 +61,9 @@ class Column {
 export class Sampler {
   private next: number[]; // next sample index k per detector (t = k·interval)
   /**
-   * Change points as columns (times, shared verdicts), not one small object per point:
-   * long-lived small objects allocated among the garbage of every sample pinned pages the
-   * allocator could not give back, and RSS after each collection crept with the capture's
-   * length (bench/memory.ts). Timeline objects are built once, when asked.
+   * Change points per detector (Column), not one small object per point: long-lived
+   * small objects among every sample's garbage pinned pages the allocator could not give
+   * back (bench/memory.ts). Timeline objects are built when asked, one at a time.
    */
   private columns: Column[];
   /** Every distinct verdict, once; columns hold indexes into it. */
@@ -98,13 +97,8 @@ export class Sampler {
   /** Detector i's verdict in force at t (null before its first sample). */
   verdictAt(i: number, t: number): Verdict | null {
     const c = this.columns[i];
-    let lo = 0, hi = c.length; // the first index after t, as inForceAt
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (c.time(mid) > t + EPS) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo > 0 ? this.verdicts[c.id(lo - 1)] : null;
+    const j = indexInForce(c.length, (k) => c.time(k), t);
+    return j < 0 ? null : this.verdicts[c.id(j)];
   }
 
   /**

@@ -24,13 +24,19 @@ export const EPS = 1e-9;
  * truth segments and anything else kept as change points.
  */
 export function inForceAt<P>(points: readonly P[], t: number, timeOf: (p: P) => number): P | null {
-  let lo = 0, hi = points.length;
+  const i = indexInForce(points.length, (j) => timeOf(points[j]), t);
+  return i < 0 ? null : points[i];
+}
+
+/** inForceAt over any n time-sorted points read by index (the sampler's columns): the index, or -1. */
+export function indexInForce(n: number, timeAt: (i: number) => number, t: number): number {
+  let lo = 0, hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (timeOf(points[mid]) > t + EPS) hi = mid;
+    if (timeAt(mid) > t + EPS) hi = mid;
     else lo = mid + 1;
   }
-  return lo > 0 ? points[lo - 1] : null;
+  return lo - 1;
 }
 
 /** The verdict in force at time t. */
