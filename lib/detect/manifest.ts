@@ -413,8 +413,11 @@ export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { ex
     if (r.evidence === undefined) r.evidence = firstEvidence(rule.gate, view, rule.region) ?? null;
     return verdictOf(rule, r.evidence);
   }
-  return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null };
+  return idle();
 }
+
+/** No rule matched: idle. */
+const idle = (results?: RuleResult[]): Evaluation => ({ state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results });
 
 const verdictOf = (rule: Rule, evidence: string | null, results?: RuleResult[]): Evaluation =>
   ({ state: rule.state, rule, visible: rule.visible, skip: rule.skip, kind: rule.kind, evidence, results });
@@ -431,7 +434,7 @@ function explainAll(m: Manifest, view: RegionView, only?: (r: Rule) => boolean):
     if (ok) matched.add(rule);
   }
   const best = m.order.find((r) => matched.has(r));
-  if (!best) return { state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results };
+  if (!best) return idle(results);
   const trace = results.find((r) => r.rule === best)!.matchers;
   return verdictOf(best, trace.find((t) => t.matched && !t.pattern.startsWith("not "))?.evidence ?? null, results);
 }
