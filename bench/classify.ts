@@ -7,6 +7,7 @@ import { evaluate } from "../lib/detect/manifest.ts";
 import { RegionView } from "../lib/detect/regions.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { snapshotBytes } from "../lib/recording/snapshot.ts";
+import { median } from "./synth.ts";
 
 const here = import.meta.dirname ?? ".";
 const shared = path.resolve(here, "../../shared");
@@ -24,11 +25,6 @@ screens.push(["synthetic-working", te.encode(busy)]);
 const manifests = [["bundled claude.toml", "claude", 50]] as [string, string, number][];
 const herdr = path.join(shared, "manifests/herdr/claude.toml");
 if (fs.existsSync(herdr)) manifests.push(["Herdr claude.toml", herdr, 200]);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 console.log("| manifest | screen | state | median µs | p95 µs | goal |");
 console.log("| --- | --- | --- | ---: | ---: | ---: |");

@@ -7,7 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { analyzeFile } from "../replay/analyze.ts";
 import { defaultDetectorNames } from "../lib/detect/detectors.ts";
-import { goal, peakRssMB } from "./synth.ts";
+import { goal, median, peakRssMB } from "./synth.ts";
 
 const here = import.meta.dirname ?? ".";
 const demo = path.resolve(here, "../fixtures/captures/fake-claude.cast");
@@ -37,7 +37,7 @@ if (process.argv[2] === "--child") {
       const r = spawnSync(process.execPath, [import.meta.filename ?? path.join(here, "memory.ts"), "--child", file], { encoding: "utf8" });
       return JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}") as { seconds: number; rss: number; duration: number; episodes: number };
     });
-    const med = (f: (x: (typeof runs)[number]) => number) => runs.map(f).sort((a, b) => a - b)[1];
+    const med = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
     const m = runs[0];
     console.log(`| demo capture × ${copies} | ${(fs.statSync(file).size / 1e6).toFixed(0)} MB | ${(m.duration / 3600).toFixed(1)} h | ${m.episodes} | ${med((x) => x.seconds).toFixed(1)} s | ${med((x) => x.rss).toFixed(0)} MB (${runs.map((x) => x.rss.toFixed(0)).join(", ")}) | ≤ 300 MB, flat |`);
     peaks.push(med((x) => x.rss));

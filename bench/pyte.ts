@@ -13,13 +13,11 @@ import { writeDense } from "./analysis.ts";
 import { analyzeFile } from "../replay/analyze.ts";
 import { defaultDetectorNames } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { goal } from "./synth.ts";
+import { goal, median } from "./synth.ts";
 
 const here = import.meta.dirname ?? ".";
 const self = import.meta.filename ?? path.join(here, "pyte.ts");
 const RUNS = 5;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 if (process.argv[2] === "--child") {
   // The same scope as the scraper's timer, which starts after load_rules(): the rules

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { goal } from "./synth.ts";
+import { goal, median as med } from "./synth.ts";
 
 const N = Number(process.argv[2] ?? 3_000_000);
 const here = import.meta.dirname ?? ".";
@@ -32,7 +32,6 @@ for (let i = 0; i < runs; i++) {
   rows.pstlab.push(wall(process.execPath, [main, "record", "-q", "--headless", "-o", out, "--", "seq", "1", String(N)]));
   size = fs.statSync(out).size;
 }
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`record: seq 1 ${N} (${runs} runs each, median wall time; recording ${(size / 1e6).toFixed(1)} MB)`);
 console.log("| command | wall s | × script |");
 console.log("| --- | ---: | ---: |");

@@ -97,3 +97,8 @@ export function fmt(n: number, digits = 1): string {
 export function goal(measurement: string, result: string, target: string, met: boolean | null, note = ""): void {
   console.log(`@goal ${JSON.stringify({ measurement, result, target, met, note })}`);
 }
+
+/** The middle value (the upper one of an even count), as every bench reports repeated runs. */
+export function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1];
+}
