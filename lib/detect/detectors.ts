@@ -155,14 +155,9 @@ export class TitleDetector extends ManifestViewDetector {
   constructor(manifest: Manifest, every: number) {
     super(manifest, every, "title");
   }
-  private last: { title: string; osc9: string | null; e: Evaluation } | null = null;
-  /** A function of the title and OSC 9 alone: evaluated again only when either changed (a spinner redraw changes neither). */
+  /** Title and OSC 9 rules only; their results are kept by region text (a spinner redraw changes neither). */
   protected evaluateOn(o: Observation): Evaluation {
-    const l = this.last;
-    if (l && l.title === o.title && l.osc9 === o.osc9) return l.e;
-    const e = evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress" });
-    this.last = { title: o.title, osc9: o.osc9, e };
-    return e;
+    return evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress", memo: o.rules });
   }
 }
 
