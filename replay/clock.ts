@@ -6,7 +6,7 @@
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector, Verdict } from "../lib/detect/detectors.ts";
-import { EPS, indexInForce, type Timeline } from "../lib/detect/timeline.ts";
+import { EPS, indexInForce, sameChange, type Timeline } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
 import { GarbageWatch } from "../lib/runtime.ts";
 
@@ -20,9 +20,6 @@ export interface RunOptions {
   /** The caller's watch, to go on with after the run (scoring): one baseline, not two. */
   garbage?: GarbageWatch;
 }
-
-/** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */
-const same = (a: Verdict | null, b: Verdict) => a !== null && a.state === b.state && a.needsYou === b.needsYou && a.rule === b.rule;
 
 /** Change points per chunk: 12 bytes each, in blocks that are never copied. */
 const CHUNK = 2048;
@@ -122,7 +119,7 @@ export class Sampler {
     const o = this.observer.observe(t);
     const verdict = d.judge(o);
     this.samples[i]++;
-    if (!same(this.last[i], verdict)) {
+    if (!sameChange(this.last[i], verdict)) {
       this.columns[i].push(t, this.keep(verdict));
       this.last[i] = verdict;
     }

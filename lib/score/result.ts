@@ -5,7 +5,7 @@
 import type { DetectorScore } from "./metrics.ts";
 import type { TruthSegment, TruthState } from "./truth.ts";
 import type { DetState } from "../detect/manifest.ts";
-import type { Timeline } from "../detect/timeline.ts";
+import { sameChange, type Timeline } from "../detect/timeline.ts";
 
 export interface DrawnPoint {
   t: number;
@@ -55,8 +55,6 @@ export const DRAWN_POINTS = 2000;
 const drawn = (p: { t: number; verdict: { state: string; needsYou: boolean; rule: string | null } }, t = p.t): DrawnPoint =>
   ({ t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule });
 
-const sameDrawn = (a: DrawnPoint | undefined, b: DrawnPoint) => a !== undefined && a.state === b.state && a.needsYou === b.needsYou && a.rule === b.rule;
-
 /**
  * A timeline as drawn over [0, end]: every change point when they fit; otherwise one
  * verdict per slot of end / DRAWN_POINTS seconds — the needs-you verdict that lasts
@@ -82,7 +80,7 @@ export function drawnTimeline(tl: Timeline, end: number, slots = DRAWN_POINTS): 
       if ((ny && !bestNy) || (ny === bestNy && len > bestLen)) [best, bestLen, bestNy] = [j, len, ny];
     }
     const p = drawn(pts[best], Math.max(a, pts[best].t));
-    if (!sameDrawn(out.at(-1), p)) out.push(p);
+    if (!sameChange(out.at(-1), p)) out.push(p);
   }
   return { detector: tl.detector, points: out, changes: pts.length };
 }
