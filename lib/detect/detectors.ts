@@ -5,6 +5,7 @@
 
 import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest, ruleMemo } from "./manifest.ts";
 import { RegionView } from "./regions.ts";
+import { sameChange } from "./timeline.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
 import type { StoredRecord } from "../osc7501/store.ts";
@@ -313,8 +314,7 @@ export class HerdrDetector implements Detector {
     if (e.skip) return Infinity;
     const raw = fromEval(e, FALLBACK_RULE);
     if (raw.state === "idle" && !e.visible && this.published.state === "working") return o.t;
-    const same = raw.state === this.published.state && raw.needsYou === this.published.needsYou && raw.rule === this.published.rule;
-    return same ? Infinity : o.t;
+    return sameChange(this.published, raw) ? Infinity : o.t;
   }
 
   /** The ticks that would have run in the skipped samples: every third sample from the last tick. */
