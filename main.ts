@@ -24,7 +24,7 @@ function usage(): string {
     "  pstlab report fixtures/captures/fake-claude.cast --format markdown",
     "  pstlab record -o session.cast -- claude",
     "  pstlab scan fixtures/captures/deploy.cast",
-    "  pstlab emit working \"Building\" --progress 40",
+    '  pstlab emit working "Building" --progress 40',
     "",
   ].join("\n");
 }

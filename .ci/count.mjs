@@ -2,11 +2,14 @@
 // "passed failed skipped". Deno reports a describe() block as a test case with its
 // tests as steps named "block > test"; only leaves are counted, so both runners count
 // the same tests the same way.
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 let passed = 0, failed = 0, skipped = 0;
 for (const file of process.argv.slice(2)) {
-  if (!existsSync(file)) { failed++; continue; }
+  if (!existsSync(file)) {
+    failed++;
+    continue;
+  }
   const xml = readFileSync(file, "utf8");
   const cases = [];
   const re = /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g;

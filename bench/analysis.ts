@@ -27,34 +27,69 @@ export function writeDense(file: string, seconds: number): void {
   const o = OutputFile.open(file, { overwrite: true });
   const w = new AsciicastWriter(o, 3);
   w.header({ cols: 120, rows: 32, command: "claude" });
-  w.event({ t: 0, kind: "output", bytes: te.encode("\x1b[2J\x1b[H✻ Welcome to Claude Code\r\n\r\n" + "⏺ Read(src/parser.ts)\r\n  ⎿  42 lines\r\n".repeat(6)) });
+  w.event({
+    t: 0,
+    kind: "output",
+    bytes: te.encode(
+      "\x1b[2J\x1b[H✻ Welcome to Claude Code\r\n\r\n" + "⏺ Read(src/parser.ts)\r\n  ⎿  42 lines\r\n".repeat(6),
+    ),
+  });
   let t = 0;
   for (let k = 0; t < seconds; k++) {
     t = Math.round(k * 10) / 1000;
     if (k % 20000 === 10000) {
       w.event({ t, kind: "marker", label: "truth:blocked:permission" });
-      w.event({ t, kind: "output", bytes: te.encode("\x1b]7501;state=blocked:kind=permission\x1b\\\r\x1b[J Bash command\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No\r\n") });
+      w.event({
+        t,
+        kind: "output",
+        bytes: te.encode(
+          "\x1b]7501;state=blocked:kind=permission\x1b\\\r\x1b[J Bash command\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No\r\n",
+        ),
+      });
       k += 300; // 3 s waiting for the user, no output
       t = Math.round(k * 10) / 1000;
       w.event({ t, kind: "marker", label: "truth:working" });
-      w.event({ t, kind: "output", bytes: te.encode("\x1b]7501;state=working\x1b\\\x1b[6A\x1b[J⏺ Bash(npm test)\r\n  ⎿  Allowed\r\n\r\n\r\n\r\n\r\n") });
+      w.event({
+        t,
+        kind: "output",
+        bytes: te.encode(
+          "\x1b]7501;state=working\x1b\\\x1b[6A\x1b[J⏺ Bash(npm test)\r\n  ⎿  Allowed\r\n\r\n\r\n\r\n\r\n",
+        ),
+      });
       continue;
     }
     if (k === 0) w.event({ t, kind: "marker", label: "truth:working" });
-    const line = `\r\x1b[2K\x1b[38;5;174m${FRAMES[k % FRAMES.length]}\x1b[0m Pondering… (${Math.floor(t)}s · ↑ ${(k * 37) % 900 + 100} tokens · esc to interrupt)`;
+    const line = `\r\x1b[2K\x1b[38;5;174m${FRAMES[k % FRAMES.length]}\x1b[0m Pondering… (${Math.floor(t)}s · ↑ ${
+      (k * 37) % 900 + 100
+    } tokens · esc to interrupt)`;
     w.event({ t, kind: "output", bytes: te.encode(k % 100 === 0 ? `\x1b[4A${line}\x1b[4B\r` : line) });
   }
   w.end(t);
   o.close();
 }
 
-const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => { loadAddon(a: unknown): void; unicode: { activeVersion: string }; _core: { writeSync(b: Uint8Array): void }; dispose(): void } };
+const { Terminal } = xterm as unknown as {
+  Terminal: new (
+    o: Record<string, unknown>,
+  ) => {
+    loadAddon(a: unknown): void;
+    unicode: { activeVersion: string };
+    _core: { writeSync(b: Uint8Array): void };
+    dispose(): void;
+  };
+};
 
 async function rawParse(file: string): Promise<number> {
   const rec = await openRecording(file);
   const chunks: Uint8Array[] = [];
   for await (const e of rec.events) if (e.kind === "output") chunks.push(e.bytes);
-  const term = new Terminal({ cols: rec.header.cols, rows: rec.header.rows, scrollback: 100, allowProposedApi: true, logLevel: "off" });
+  const term = new Terminal({
+    cols: rec.header.cols,
+    rows: rec.header.rows,
+    scrollback: 100,
+    allowProposedApi: true,
+    logLevel: "off",
+  });
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = "11";
   const t0 = performance.now();
@@ -88,7 +123,12 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   const files = fs.readFileSync(process.argv[4], "utf8").split("\n").filter((l) => l !== "");
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  await analyzeAll(files, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} }, Number(process.argv[3]), () => {});
+  await analyzeAll(
+    files,
+    { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} },
+    Number(process.argv[3]),
+    () => {},
+  );
   const c = process.cpuUsage(c0);
   console.log(JSON.stringify({ wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 }));
 } else if (import.meta.main) {
@@ -102,14 +142,35 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   const r = raw / rep;
   console.log("| measurement | pstlab | baseline (same run) | ratio | goal |");
   console.log("| --- | ---: | ---: | ---: | --- |");
-  console.log(`| report, 15 detectors, dense ${size.toFixed(1)} MB / ${seconds} s vs raw @xterm/headless parse | ${rep.toFixed(2)} s | ${raw.toFixed(2)} s | ${r.toFixed(2)} | ≥ 0.5 ${r >= 0.5 ? "met" : "NOT met"} |`);
+  console.log(
+    `| report, 15 detectors, dense ${size.toFixed(1)} MB / ${seconds} s vs raw @xterm/headless parse | ${
+      rep.toFixed(2)
+    } s | ${raw.toFixed(2)} s | ${r.toFixed(2)} | ≥ 0.5 ${r >= 0.5 ? "met" : "NOT met"} |`,
+  );
   // Where the ceiling is: the baseline parses chunks already in memory; a report must
   // first read them (JSON lines), and feed the OSC parser and the tail as well.
-  console.log(`| · floor: read the capture only (JSON lines → events) | ${fl.read.toFixed(2)} s | ${raw.toFixed(2)} s | ${(raw / fl.read).toFixed(2)} | |`);
-  console.log(`| · floor: read + screen + OSC 7501 parser + tail, no detector | ${fl.apply.toFixed(2)} s | ${raw.toFixed(2)} s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`);
-  goal(`report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`, `${r.toFixed(2)} (${rep.toFixed(2)} s vs ${raw.toFixed(2)} s)`, "≥ 0.5", r >= 0.5, `reading + emulating with no detector alone: ${(raw / fl.apply).toFixed(2)}`);
+  console.log(
+    `| · floor: read the capture only (JSON lines → events) | ${fl.read.toFixed(2)} s | ${raw.toFixed(2)} s | ${
+      (raw / fl.read).toFixed(2)
+    } | |`,
+  );
+  console.log(
+    `| · floor: read + screen + OSC 7501 parser + tail, no detector | ${fl.apply.toFixed(2)} s | ${
+      raw.toFixed(2)
+    } s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`,
+  );
+  goal(
+    `report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`,
+    `${r.toFixed(2)} (${rep.toFixed(2)} s vs ${raw.toFixed(2)} s)`,
+    "≥ 0.5",
+    r >= 0.5,
+    `reading + emulating with no detector alone: ${(raw / fl.apply).toFixed(2)}`,
+  );
   const gap = path.join(dir, "gap.cast");
-  fs.writeFileSync(gap, '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","\\u001b]7501;state=working\\u001b\\\\hi"]\n[1000000,"o","\\u001b]7501;state=blocked:kind=question\\u001b\\\\ok? "]\n[1,"o","\\u001b]7501;state=idle\\u001b\\\\"]\n');
+  fs.writeFileSync(
+    gap,
+    '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","\\u001b]7501;state=working\\u001b\\\\hi"]\n[1000000,"o","\\u001b]7501;state=blocked:kind=question\\u001b\\\\ok? "]\n[1,"o","\\u001b]7501;state=idle\\u001b\\\\"]\n',
+  );
   const gapSec = await report(gap);
   console.log(`| report, a capture with one 1e6 s silent gap | ${gapSec.toFixed(2)} s | | | < 1 s |`);
   goal("report on a capture with one 1e6 s silent gap", `${gapSec.toFixed(2)} s`, "< 1 s", gapSec < 1);
@@ -126,11 +187,22 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   const list = path.join(dir, "list.txt");
   fs.writeFileSync(list, small.join("\n"));
   const run = (jobs: number) => {
-    const r = spawnSync(process.execPath, [import.meta.filename ?? "bench/analysis.ts", "--jobs-child", String(jobs), list], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [
+      import.meta.filename ?? "bench/analysis.ts",
+      "--jobs-child",
+      String(jobs),
+      list,
+    ], { encoding: "utf8" });
     return JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}") as { wall: number; cpu: number };
   };
   const one = run(1), two = run(2);
-  console.log(`| report --jobs 2 vs --jobs 1, 100 captures of 20 s (fresh processes) | ${two.wall.toFixed(2)} s (CPU ${two.cpu.toFixed(2)} s) | ${one.wall.toFixed(2)} s (CPU ${one.cpu.toFixed(2)} s) | ${(one.wall / two.wall).toFixed(2)}× | scales (${os.cpus().length} cores) |`);
+  console.log(
+    `| report --jobs 2 vs --jobs 1, 100 captures of 20 s (fresh processes) | ${two.wall.toFixed(2)} s (CPU ${
+      two.cpu.toFixed(2)
+    } s) | ${one.wall.toFixed(2)} s (CPU ${one.cpu.toFixed(2)} s) | ${
+      (one.wall / two.wall).toFixed(2)
+    }× | scales (${os.cpus().length} cores) |`,
+  );
   // What two cores give this workload at best, without pstlab's pool: two independent
   // processes with --jobs 1, each on half the files, at the same time.
   const halves = [small.slice(0, 50), small.slice(50)].map((h, i) => {
@@ -139,12 +211,26 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     return f;
   });
   const t1 = performance.now();
-  await Promise.all(halves.map((f) => new Promise<void>((resolve) => {
-    const c = spawn(process.execPath, [import.meta.filename ?? "bench/analysis.ts", "--jobs-child", "1", f], { stdio: "ignore" });
-    c.on("exit", () => resolve());
-  })));
+  await Promise.all(halves.map((f) =>
+    new Promise<void>((resolve) => {
+      const c = spawn(process.execPath, [import.meta.filename ?? "bench/analysis.ts", "--jobs-child", "1", f], {
+        stdio: "ignore",
+      });
+      c.on("exit", () => resolve());
+    })
+  ));
   const pair = (performance.now() - t1) / 1000;
-  console.log(`| · two independent --jobs 1 processes, 50 captures each, at once (the machine's own ceiling) | ${pair.toFixed(2)} s | ${one.wall.toFixed(2)} s | ${(one.wall / pair).toFixed(2)}× | |`);
-  goal("report --jobs 2 vs --jobs 1, 100 captures", `${(one.wall / two.wall).toFixed(2)}×`, `scales (${os.cpus().length} cores)`, null, `two independent processes: ${(one.wall / pair).toFixed(2)}×`);
+  console.log(
+    `| · two independent --jobs 1 processes, 50 captures each, at once (the machine's own ceiling) | ${
+      pair.toFixed(2)
+    } s | ${one.wall.toFixed(2)} s | ${(one.wall / pair).toFixed(2)}× | |`,
+  );
+  goal(
+    "report --jobs 2 vs --jobs 1, 100 captures",
+    `${(one.wall / two.wall).toFixed(2)}×`,
+    `scales (${os.cpus().length} cores)`,
+    null,
+    `two independent processes: ${(one.wall / pair).toFixed(2)}×`,
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 }

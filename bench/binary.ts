@@ -12,12 +12,17 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-binbench-"));
 const bun = process.execPath;
 
 // package.json's build script: its flags (--bytecode: start-up 30 → 10 ms, measured) and entries.
-const script = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.build as string).split(/\s+/);
+const script = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.build as string).split(
+  /\s+/,
+);
 const words = script.slice(script.indexOf("--compile") + 1, script.indexOf("--outfile"));
 const flags = words.filter((w) => w.startsWith("--"));
 
 function build(entries: string[], out: string): void {
-  const r = spawnSync(bun, ["build", "--compile", ...flags, ...entries, "--outfile", out], { cwd: root, encoding: "utf8" });
+  const r = spawnSync(bun, ["build", "--compile", ...flags, ...entries, "--outfile", out], {
+    cwd: root,
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`bun build: ${r.stderr}`);
 }
 
@@ -45,8 +50,14 @@ try {
   const help = startup(path.join(dir, "pstlab"), ["--help"]);
   console.log("| binary | size MB | start-up ms (median of 11) | × hello-world |");
   console.log("| --- | ---: | ---: | ---: |");
-  console.log(`| hello-world, same bun build --compile ${flags.join(" ")} (baseline) | ${size("hello").toFixed(1)} | ${base.toFixed(0)} | 1.00 |`);
-  console.log(`| pstlab --version | ${size("pstlab").toFixed(1)} | ${version.toFixed(0)} | ${(version / base).toFixed(2)} |`);
+  console.log(
+    `| hello-world, same bun build --compile ${flags.join(" ")} (baseline) | ${size("hello").toFixed(1)} | ${
+      base.toFixed(0)
+    } | 1.00 |`,
+  );
+  console.log(
+    `| pstlab --version | ${size("pstlab").toFixed(1)} | ${version.toFixed(0)} | ${(version / base).toFixed(2)} |`,
+  );
   console.log(`| pstlab --help | | ${help.toFixed(0)} | ${(help / base).toFixed(2)} |`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

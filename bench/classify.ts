@@ -15,11 +15,15 @@ const te = new TextEncoder();
 const screens: [string, Uint8Array][] = [];
 const cap = path.join(shared, "captures/claudeless-2.1.29");
 if (fs.existsSync(cap)) {
-  for (const f of fs.readdirSync(cap)) screens.push([f.replace(".tui.ansi.txt", ""), snapshotBytes(new Uint8Array(fs.readFileSync(path.join(cap, f))))]);
+  for (const f of fs.readdirSync(cap)) {
+    screens.push([f.replace(".tui.ansi.txt", ""), snapshotBytes(new Uint8Array(fs.readFileSync(path.join(cap, f))))]);
+  }
 }
 // A busy synthetic screen: 28 rows of transcript, a spinner line, the prompt box.
-const busy = Array.from({ length: 26 }, (_, i) => `● Read(src/module_${i}.ts) — ${"lorem ipsum ".repeat(8)}`).join("\r\n") +
-  "\r\n✢ Reticulating… (12s · ↓ 2.1k tokens · esc to interrupt)\r\n" + "─".repeat(120) + "\r\n❯ \r\n" + "─".repeat(120) + "\r\n  ⏵⏵ accept edits on (shift+tab to cycle)";
+const busy =
+  Array.from({ length: 26 }, (_, i) => `● Read(src/module_${i}.ts) — ${"lorem ipsum ".repeat(8)}`).join("\r\n") +
+  "\r\n✢ Reticulating… (12s · ↓ 2.1k tokens · esc to interrupt)\r\n" + "─".repeat(120) + "\r\n❯ \r\n" +
+  "─".repeat(120) + "\r\n  ⏵⏵ accept edits on (shift+tab to cycle)";
 screens.push(["synthetic-working", te.encode(busy)]);
 
 const manifests = [["bundled claude.toml", "claude", 50]] as [string, string, number][];
@@ -45,7 +49,11 @@ for (const [label, spec, goal] of manifests) {
     }
     times.sort((a, b) => a - b);
     const med = median(times);
-    console.log(`| ${label} | ${name} | ${state} | ${med.toFixed(1)} | ${times[Math.floor(times.length * 0.95)].toFixed(1)} | ≤ ${goal} ${med <= goal ? "met" : "NOT met"} |`);
+    console.log(
+      `| ${label} | ${name} | ${state} | ${med.toFixed(1)} | ${
+        times[Math.floor(times.length * 0.95)].toFixed(1)
+      } | ≤ ${goal} ${med <= goal ? "met" : "NOT met"} |`,
+    );
     s.dispose();
   }
 }

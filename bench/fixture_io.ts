@@ -39,7 +39,9 @@ async function child(file: string, out: string) {
   o.close();
   const rw = (performance.now() - t0) / 1000;
   const rss = peakRssMB();
-  console.log(JSON.stringify({ size, events, copy, rw, rss, rssAfterCopy, same: sha256File(out) === sha256File(file) }));
+  console.log(
+    JSON.stringify({ size, events, copy, rw, rss, rssAfterCopy, same: sha256File(out) === sha256File(file) }),
+  );
 }
 
 if (process.argv[2] === "--child") {
@@ -47,16 +49,27 @@ if (process.argv[2] === "--child") {
 } else {
   const sizes = process.argv.slice(2).map(Number);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-io-"));
-  console.log("| capture | events | block copy MB/s | v3 read+write MB/s | ratio | peak RSS MB | byte-identical rewrite |");
+  console.log(
+    "| capture | events | block copy MB/s | v3 read+write MB/s | ratio | peak RSS MB | byte-identical rewrite |",
+  );
   console.log("| ---: | ---: | ---: | ---: | ---: | ---: | --- |");
   for (const mb of sizes.length ? sizes : [50, 200]) {
     const file = path.join(dir, `cap${mb}.cast`);
     writeSynthCast(file, mb, { chunkSeed: 7, timeSeed: 3, step: 0.05 });
-    const r = spawnSync(process.execPath, [import.meta.filename ?? process.argv[1], "--child", file, path.join(dir, "out.cast")], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [
+      import.meta.filename ?? process.argv[1],
+      "--child",
+      file,
+      path.join(dir, "out.cast"),
+    ], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(r.stderr);
     const m = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
     const MBs = (s: number) => (m.size / 1e6 / s).toFixed(0);
-    console.log(`| ${(m.size / 1e6).toFixed(0)} MB | ${m.events} | ${MBs(m.copy)} | ${MBs(m.rw)} | ${(m.copy / m.rw).toFixed(3)} | ${m.rss.toFixed(0)} | ${m.same ? "yes (sha256)" : "NO"} |`);
+    console.log(
+      `| ${(m.size / 1e6).toFixed(0)} MB | ${m.events} | ${MBs(m.copy)} | ${MBs(m.rw)} | ${
+        (m.copy / m.rw).toFixed(3)
+      } | ${m.rss.toFixed(0)} | ${m.same ? "yes (sha256)" : "NO"} |`,
+    );
     fs.rmSync(file);
   }
   fs.rmSync(dir, { recursive: true, force: true });

@@ -36,20 +36,41 @@ if (process.argv[2] === "--child") {
   console.log("| --- | ---: | ---: | ---: | --- |");
   const probe = spawnSync("/usr/bin/python3", ["-c", "import pyte"]);
   if (probe.status !== 0) {
-    console.log(`| report vs a pyte scraper, ${mb.toFixed(1)} MB | | (python3-pyte not installed: skipped) | | ≥ 20× |`);
+    console.log(
+      `| report vs a pyte scraper, ${mb.toFixed(1)} MB | | (python3-pyte not installed: skipped) | | ≥ 20× |`,
+    );
   } else {
     const ours: number[] = [], theirs: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const a = spawnSync(process.execPath, [self, "--child", file], { encoding: "utf8" });
       ours.push(Number(a.stdout.trim()));
-      const b = spawnSync("/usr/bin/python3", [path.join(here, "pyte_scraper.py"), file, path.join(here, "../fixtures/manifests/claude.toml")], { encoding: "utf8" });
+      const b = spawnSync("/usr/bin/python3", [
+        path.join(here, "pyte_scraper.py"),
+        file,
+        path.join(here, "../fixtures/manifests/claude.toml"),
+      ], { encoding: "utf8" });
       theirs.push(Number(b.stdout.trim().split(" ")[0]));
     }
     const o = median(ours), t = median(theirs);
     const ratio = t / o;
-    console.log(`| report (15 detectors) vs a pyte scraper (claude rules at 50 ms), ${mb.toFixed(1)} MB dense capture, median of ${RUNS} | ${o.toFixed(3)} s | ${t.toFixed(2)} s | ${ratio.toFixed(1)}× | ≥ 20× ${ratio >= 20 ? "met" : "NOT met"} |`);
-    goal(`report vs a pyte scraper, ${mb.toFixed(1)} MB dense capture`, `${ratio.toFixed(1)}× faster (${o.toFixed(3)} s vs ${t.toFixed(2)} s)`, "≥ 20×", ratio >= 20);
-    console.log(`\npstlab runs: ${ours.map((x) => x.toFixed(3)).join(", ")} s (each in a fresh process: JIT cold); pyte runs: ${theirs.map((x) => x.toFixed(2)).join(", ")} s`);
+    console.log(
+      `| report (15 detectors) vs a pyte scraper (claude rules at 50 ms), ${
+        mb.toFixed(1)
+      } MB dense capture, median of ${RUNS} | ${o.toFixed(3)} s | ${t.toFixed(2)} s | ${ratio.toFixed(1)}× | ≥ 20× ${
+        ratio >= 20 ? "met" : "NOT met"
+      } |`,
+    );
+    goal(
+      `report vs a pyte scraper, ${mb.toFixed(1)} MB dense capture`,
+      `${ratio.toFixed(1)}× faster (${o.toFixed(3)} s vs ${t.toFixed(2)} s)`,
+      "≥ 20×",
+      ratio >= 20,
+    );
+    console.log(
+      `\npstlab runs: ${ours.map((x) => x.toFixed(3)).join(", ")} s (each in a fresh process: JIT cold); pyte runs: ${
+        theirs.map((x) => x.toFixed(2)).join(", ")
+      } s`,
+    );
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -27,15 +27,26 @@ let size = 0;
 for (let i = 0; i < runs; i++) {
   rows.direct.push(wall("seq", ["1", String(N)]));
   rows.script.push(wall("script", ["-q", "-c", `seq 1 ${N}`, "/dev/null"]));
-  if (hasAsciinema) rows.asciinema.push(wall("asciinema", ["rec", "-q", "--overwrite", "-c", `seq 1 ${N}`, path.join(dir, `a${i}.cast`)]));
+  if (hasAsciinema) {
+    rows.asciinema.push(
+      wall("asciinema", ["rec", "-q", "--overwrite", "-c", `seq 1 ${N}`, path.join(dir, `a${i}.cast`)]),
+    );
+  }
   const out = path.join(dir, `seq${i}.cast`);
-  rows.pstlab.push(wall(process.execPath, [main, "record", "-q", "--headless", "-o", out, "--", "seq", "1", String(N)]));
+  rows.pstlab.push(
+    wall(process.execPath, [main, "record", "-q", "--headless", "-o", out, "--", "seq", "1", String(N)]),
+  );
   size = fs.statSync(out).size;
 }
 console.log(`record: seq 1 ${N} (${runs} runs each, median wall time; recording ${(size / 1e6).toFixed(1)} MB)`);
 console.log("| command | wall s | × script |");
 console.log("| --- | ---: | ---: |");
-for (const [k, label] of [["direct", "seq (direct, to /dev/null)"], ["script", "script -q -c … /dev/null"], ["asciinema", "asciinema rec -q -c …"], ["pstlab", "pstlab record --headless"]] as const) {
+for (
+  const [k, label] of [["direct", "seq (direct, to /dev/null)"], ["script", "script -q -c … /dev/null"], [
+    "asciinema",
+    "asciinema rec -q -c …",
+  ], ["pstlab", "pstlab record --headless"]] as const
+) {
   if (rows[k].length === 0) {
     console.log(`| ${label} | (not installed) | |`);
     continue;

@@ -29,7 +29,9 @@ async function baseline(file: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-console.log("| capture | size | capture time | read + screen (baseline) | report, default detectors | s per MB | × baseline | × real time |");
+console.log(
+  "| capture | size | capture time | read + screen (baseline) | report, default detectors | s per MB | × baseline | × real time |",
+);
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 const captures: [string, string][] = [["bundled demo (fake-claude.cast)", demo]];
 const perMB: number[] = [];
@@ -45,9 +47,20 @@ for (const [label, file] of captures) {
   const r = await analyzeFile(file, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} });
   const sec = (performance.now() - t0) / 1000;
   if (file !== demo) perMB.push(sec / (size / 1e6));
-  console.log(`| ${label} | ${(size / 1e6).toFixed(1)} MB | ${r.duration.toFixed(0)} s | ${base.toFixed(2)} s | ${sec.toFixed(2)} s | ${(sec / (size / 1e6)).toFixed(3)} | ${(sec / base).toFixed(2)} | ${(r.duration / sec).toFixed(0)}× |`);
+  console.log(
+    `| ${label} | ${(size / 1e6).toFixed(1)} MB | ${r.duration.toFixed(0)} s | ${base.toFixed(2)} s | ${
+      sec.toFixed(2)
+    } s | ${(sec / (size / 1e6)).toFixed(3)} | ${(sec / base).toFixed(2)} | ${(r.duration / sec).toFixed(0)}× |`,
+  );
   fs.rmSync(file === demo ? path.join(dir, "none") : file, { force: true });
 }
 // "Does not grow": the largest capture's time per MB within 20 % of the best smaller one's.
-if (perMB.length === 3) goal("report time per MB at 1 / 10 / 100 MB", perMB.map((x) => x.toFixed(3)).join(" / ") + " s", "does not grow (100 MB ≤ 1.2× the best)", perMB[2] <= 1.2 * Math.min(perMB[0], perMB[1]));
+if (perMB.length === 3) {
+  goal(
+    "report time per MB at 1 / 10 / 100 MB",
+    perMB.map((x) => x.toFixed(3)).join(" / ") + " s",
+    "does not grow (100 MB ≤ 1.2× the best)",
+    perMB[2] <= 1.2 * Math.min(perMB[0], perMB[1]),
+  );
+}
 fs.rmSync(dir, { recursive: true, force: true });

@@ -9,11 +9,14 @@ import * as os from "node:os";
 import { VERSION } from "../lib/version.ts";
 
 const here = import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname);
-const all = fs.readdirSync(here).filter((f) => f.endsWith(".ts") && !["run.ts", "synth.ts"].includes(f) && !f.endsWith(".py") && !f.endsWith("_test.ts")).map((f) => f.slice(0, -3)).sort();
+const all = fs.readdirSync(here).filter((f) =>
+  f.endsWith(".ts") && !["run.ts", "synth.ts"].includes(f) && !f.endsWith(".py") && !f.endsWith("_test.ts")
+).map((f) => f.slice(0, -3)).sort();
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 const cpu = (() => {
   try {
-    return /model name\s*:\s*(.+)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model ?? "unknown";
+    return /model name\s*:\s*(.+)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model ??
+      "unknown";
   } catch {
     return os.cpus()[0]?.model ?? "unknown";
   }
@@ -21,7 +24,9 @@ const cpu = (() => {
 const head = [
   `# pstlab benchmarks`,
   "",
-  `${new Date().toISOString()} · pstlab ${VERSION} · ${process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`} · ${process.platform}/${process.arch}`,
+  `${new Date().toISOString()} · pstlab ${VERSION} · ${
+    process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`
+  } · ${process.platform}/${process.arch}`,
   `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
   "",
   "Every ratio is against a baseline measured in the same run (see each script in bench/).",
@@ -42,7 +47,11 @@ for (const name of chosen) {
     console.error(`unknown benchmark ${name} (have: ${all.join(", ")})`);
     process.exit(2);
   }
-  const r = spawnSync(process.execPath, [path.join(here, `${name}.ts`)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, [path.join(here, `${name}.ts`)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 1 << 24,
+  });
   // Goal lines (synth.ts goal()) go to the summary; the rest is the section.
   const lines = (r.stdout ?? "").trim().split("\n");
   for (const l of lines.filter((l) => l.startsWith("@goal "))) goals.push(JSON.parse(l.slice(6)));
@@ -56,7 +65,11 @@ const summary = [
   "",
   "| measurement | result | goal | |",
   "| --- | --- | --- | --- |",
-  ...goals.map((g) => `| ${g.measurement} | ${g.result} | ${g.target} | ${g.met === null ? "–" : g.met ? "met" : "**not met**"}${g.note ? ` (${g.note})` : ""} |`),
+  ...goals.map((g) =>
+    `| ${g.measurement} | ${g.result} | ${g.target} | ${g.met === null ? "–" : g.met ? "met" : "**not met**"}${
+      g.note ? ` (${g.note})` : ""
+    } |`
+  ),
   "",
 ];
 console.log([...summary, ...sections].join("\n"));

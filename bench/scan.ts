@@ -71,7 +71,12 @@ const wall = (cmd: string, args: string[]) => {
   return (performance.now() - t0) / 1000;
 };
 const cat = Math.min(wall("cat", [file]), wall("cat", [file]));
-const cliScan = Math.min(wall(process.execPath, [main, "scan", "--json", "--raw", file]), wall(process.execPath, [main, "scan", "--json", "--raw", file]));
+const cliScan = Math.min(
+  wall(process.execPath, [main, "scan", "--json", "--raw", file]),
+  wall(process.execPath, [main, "scan", "--json", "--raw", file]),
+);
 console.log(`| cat FILE > /dev/null (baseline) | ${rate(cat).toFixed(0)} | — |`);
-console.log(`| pstlab scan --json FILE > /dev/null | ${rate(cliScan).toFixed(0)} | ${(cliScan / cat).toFixed(1)}× cat's time |`);
+console.log(
+  `| pstlab scan --json FILE > /dev/null | ${rate(cliScan).toFixed(0)} | ${(cliScan / cat).toFixed(1)}× cat's time |`,
+);
 fs.rmSync(path.dirname(file), { recursive: true, force: true });

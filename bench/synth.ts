@@ -8,7 +8,24 @@ import { OutputFile } from "../lib/recording/sink.ts";
 export { rng };
 
 const te = new TextEncoder();
-const WORDS = ["compiling", "crate", "serde", "tokio", "warning:", "unused", "variable", "fn", "main", "→", "└──", "中文", "✓", "done", "src/lib.rs:42:7", "error[E0308]"];
+const WORDS = [
+  "compiling",
+  "crate",
+  "serde",
+  "tokio",
+  "warning:",
+  "unused",
+  "variable",
+  "fn",
+  "main",
+  "→",
+  "└──",
+  "中文",
+  "✓",
+  "done",
+  "src/lib.rs:42:7",
+  "error[E0308]",
+];
 
 export function* synthChunks(totalBytes: number, reportShare = 0.01, seed = 7): Generator<Uint8Array> {
   const r = rng(seed);
@@ -21,7 +38,9 @@ export function* synthChunks(totalBytes: number, reportShare = 0.01, seed = 7): 
       const x = r();
       if (reportBytes < produced * reportShare) {
         const st = states[Math.floor(r() * states.length)];
-        const rep = `\x1b]7501;state=${st}:id=task${n % 300}:progress=${n % 101}:app=bench:msg=V29ya2luZyBvbiBpdA==\x1b\\`;
+        const rep = `\x1b]7501;state=${st}:id=task${n % 300}:progress=${
+          n % 101
+        }:app=bench:msg=V29ya2luZyBvbiBpdA==\x1b\\`;
         s += rep;
         reportBytes += rep.length;
         n++;
@@ -63,7 +82,9 @@ export function writeSynthCast(file: string, mb: number, o: SynthCast): void {
   let t = 0, k = 0;
   for (const c of synthChunks(mb * 1e6 / 1.2, 0.01, o.chunkSeed)) {
     t += r() * o.step;
-    if (o.markerEvery && k++ % o.markerEvery === 0) w.event({ t, kind: "marker", label: k % (2 * o.markerEvery) === 1 ? "truth:working" : "truth:blocked" });
+    if (o.markerEvery && k++ % o.markerEvery === 0) {
+      w.event({ t, kind: "marker", label: k % (2 * o.markerEvery) === 1 ? "truth:working" : "truth:blocked" });
+    }
     w.event({ t, kind: "output", bytes: c });
   }
   w.end(t);

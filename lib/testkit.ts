@@ -53,7 +53,10 @@ export interface CliResult {
   bytes: Uint8Array;
 }
 
-export function cli(args: string[], opts: { input?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {}): CliResult {
+export function cli(
+  args: string[],
+  opts: { input?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {},
+): CliResult {
   const [cmd, ...pre] = runtimeArgv();
   const r = spawnSync(cmd, [...pre, MAIN, ...args], {
     input: opts.input,

@@ -30,7 +30,8 @@ export function mdCode(s: string): string {
 
 /** Text for an XML document (JUnit): markup escaped, invisible formatting and the controls XML 1.0 forbids removed. */
 export function xmlText(s: string): string {
-  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
+  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, "");
 }
 
 /** A CSV cell that a spreadsheet will not run as a formula (OWASP: a leading = + - @ tab or CR gets a quote). */
@@ -62,9 +63,11 @@ export function alignRows(rows: string[][], rightAlign: Set<number> = new Set())
   const w = (s: string) => [...s.replace(/\x1b\[[0-9;]*m/g, "")].length;
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, w(c))));
-  return rows.map((r) => r.map((c, i) => {
-    if (i === r.length - 1 && !rightAlign.has(i)) return c;
-    const pad = " ".repeat(widths[i] - w(c));
-    return rightAlign.has(i) ? pad + c : c + pad;
-  }).join("  ").trimEnd());
+  return rows.map((r) =>
+    r.map((c, i) => {
+      if (i === r.length - 1 && !rightAlign.has(i)) return c;
+      const pad = " ".repeat(widths[i] - w(c));
+      return rightAlign.has(i) ? pad + c : c + pad;
+    }).join("  ").trimEnd()
+  );
 }

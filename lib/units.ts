@@ -29,8 +29,13 @@ export function parseDuration(s: string, what = "duration"): number {
 export function parseNumber(s: string, what: string, min = -Infinity, max = Infinity, integer = false): number {
   const n = Number(s);
   if (s.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-    const range = min > -Infinity && max < Infinity ? ` (expected ${integer ? "an integer " : ""}${min}–${max})`
-      : min > -Infinity ? ` (expected ${integer ? "an integer" : "a number"} ≥ ${min})` : integer ? " (expected an integer)" : " (expected a number)";
+    const range = min > -Infinity && max < Infinity
+      ? ` (expected ${integer ? "an integer " : ""}${min}–${max})`
+      : min > -Infinity
+      ? ` (expected ${integer ? "an integer" : "a number"} ≥ ${min})`
+      : integer
+      ? " (expected an integer)"
+      : " (expected a number)";
     throw new UsageError(`bad ${what} "${s}"${range}`);
   }
   return n;

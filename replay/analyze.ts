@@ -4,7 +4,7 @@
 
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
+import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
 import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { chooseManifest, type ManifestChoice, usesAuto, withManifest } from "../lib/detect/choose.ts";
@@ -62,7 +62,13 @@ function detectorNames(opts: AnalyzeOptions): { names: string[]; truthDetector: 
 }
 
 /** Timelines are built when asked: `truthTimeline` the --truth detector's, `protocolTimeline` the protocol detector's (undefined: not run). */
-function chooseTruth(path: string, opts: AnalyzeOptions, truthTimeline: (() => Timeline) | null, protocolTimeline: () => Timeline | undefined, markers: { t: number; label: string }[]): Truth {
+function chooseTruth(
+  path: string,
+  opts: AnalyzeOptions,
+  truthTimeline: (() => Timeline) | null,
+  protocolTimeline: () => Timeline | undefined,
+  markers: { t: number; label: string }[],
+): Truth {
   if (truthTimeline) return truthFromTimeline(truthTimeline());
   if (opts.truth === "labels" || (opts.truth === "auto" && opts.labels)) {
     if (!opts.labels) throw new UsageError("report: --truth labels needs --labels FILE");
@@ -73,12 +79,18 @@ function chooseTruth(path: string, opts: AnalyzeOptions, truthTimeline: (() => T
   if (opts.truth === "markers") throw new UsageError(`report: ${path} has no truth: markers`);
   const protocol = protocolTimeline();
   if (!protocol || protocol.points.every((p) => p.verdict.state === "unknown")) {
-    throw new UsageError(`report: ${path} has no truth: markers and no OSC 7501 reports; give --labels FILE or --truth DETECTOR`);
+    throw new UsageError(
+      `report: ${path} has no truth: markers and no OSC 7501 reports; give --labels FILE or --truth DETECTOR`,
+    );
   }
   return truthFromTimeline(protocol);
 }
 
-export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress?: (t: number) => void): Promise<FileResult> {
+export async function analyzeFile(
+  path: string,
+  opts: AnalyzeOptions,
+  onProgress?: (t: number) => void,
+): Promise<FileResult> {
   const rec = await openRecording(path, opts.open);
   const { names: asked, truthDetector } = detectorNames(opts);
   const choice = asked.some(usesAuto) ? await autoManifest(path, rec.header, opts.open) : null;
@@ -100,8 +112,7 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
         if (label === undefined) labels.set(label = detached(e.label), label);
         markerTimes.push(e.t);
         markerLabels.push(label);
-      }
-      else if (e.kind === "output") bytes += e.bytes.length;
+      } else if (e.kind === "output") bytes += e.bytes.length;
       if (onProgress && performance.now() - lastProgress > 500) {
         lastProgress = performance.now();
         onProgress(e.t);
@@ -110,7 +121,13 @@ export async function analyzeFile(path: string, opts: AnalyzeOptions, onProgress
   });
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
   const protocolAt = detectors.findIndex((d) => d.name === "protocol");
-  const truth = chooseTruth(path, opts, truthAt >= 0 ? () => sampler.timeline(truthAt) : null, () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt), markerTimes.map((t, i) => ({ t, label: markerLabels[i] })));
+  const truth = chooseTruth(
+    path,
+    opts,
+    truthAt >= 0 ? () => sampler.timeline(truthAt) : null,
+    () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt),
+    markerTimes.map((t, i) => ({ t, label: markerLabels[i] })),
+  );
   // Only the requested detectors are scored; a --truth detector added for the truth is
   // not. One timeline at a time: 15 detectors × 22,000 change points after 34 hours.
   const lists = truthLists(truth, end);

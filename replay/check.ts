@@ -3,7 +3,7 @@
 // protocol's verdict after every event and the screen manifest's at 50 ms — then the
 // findings of every check that applies.
 
-import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
+import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
 import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { AUTO } from "../lib/detect/choose.ts";
@@ -41,7 +41,10 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));
   let exit: ProtocolLog["exit"] = null, overflow: ProtocolLog["overflow"] = null;
-  const detectors = [createDetector("protocol", resolveManifest), createDetector(`screen:${chosen.name}@50ms`, resolveManifest)];
+  const detectors = [
+    createDetector("protocol", resolveManifest),
+    createDetector(`screen:${chosen.name}@50ms`, resolveManifest),
+  ];
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
       if (e.kind === "output") {
@@ -57,7 +60,13 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const queryAnswered = rec.header.provenance?.query_answered ?? null;
   const term = rec.header.env?.TERM ?? rec.header.termType ?? "";
   const insideTmux = rec.header.env?.TMUX !== undefined || /^(tmux|screen)\b/.test(term);
-  return { log: { events, exit, overflow, queryAnswered, insideTmux, end }, protocol: timelines[0], screen: timelines[1], end, manifest: chosen };
+  return {
+    log: { events, exit, overflow, queryAnswered, insideTmux, end },
+    protocol: timelines[0],
+    screen: timelines[1],
+    end,
+    manifest: chosen,
+  };
 }
 
 export async function checkFile(path: string, o: CheckOptions): Promise<FileCheck> {
@@ -65,8 +74,12 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
   const findings = [
     ...specLint(c.log),
     ...agreement(c.protocol, c.screen, c.end, o.tolerance),
-    ...(o.golden ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name) : []),
-    ...(o.rules ? evaluateRules(o.rules.rules, o.rules.file, c.log, { screen: c.screen, protocol: c.protocol }, c.end) : []),
+    ...(o.golden
+      ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name)
+      : []),
+    ...(o.rules
+      ? evaluateRules(o.rules.rules, o.rules.file, c.log, { screen: c.screen, protocol: c.protocol }, c.end)
+      : []),
   ].sort((a, b) => a.start - b.start);
   return {
     path,

@@ -156,7 +156,9 @@ export class Sampler {
   /** The earliest next sample time of any interval detector. */
   private dueAt(): number {
     let due = Infinity;
-    for (let i = 0; i < this.detectors.length; i++) if (this.detectors[i].every !== 0) due = Math.min(due, this.next[i] * this.detectors[i].every);
+    for (let i = 0; i < this.detectors.length; i++) {
+      if (this.detectors[i].every !== 0) due = Math.min(due, this.next[i] * this.detectors[i].every);
+    }
     return due;
   }
 

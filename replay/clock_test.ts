@@ -22,7 +22,14 @@ const CHUNKS = [
   "hello\r\n",
   "\r✢ Working… (1s · esc to interrupt)",
 ];
-const NAMES = [...defaultDetectorNames("claude"), "herdr:generic", "hash@100ms", "quiet>=0.5s@10ms", "screen:claude@700ms", "quiet>=3s@700ms"];
+const NAMES = [
+  ...defaultDetectorNames("claude"),
+  "herdr:generic",
+  "hash@100ms",
+  "quiet>=0.5s@10ms",
+  "screen:claude@700ms",
+  "quiet>=3s@700ms",
+];
 
 function events(steps: { gap: number; chunk: number }[], exit: boolean): Event[] {
   let t = 0;
@@ -47,17 +54,27 @@ function judgeAll(d: Detector): Detector {
 async function timelines(evs: Event[], skip: boolean, until?: number) {
   const ds = NAMES.map((n) => createDetector(n));
   const r = await runDetectors(HEADER, stream(evs), skip ? ds : ds.map(judgeAll), { until });
-  return r.timelines.map((tl) => ({ detector: tl.detector, samples: tl.samples, points: tl.points.map((p) => [p.t, p.verdict.state, p.verdict.needsYou, p.verdict.rule]) }));
+  return r.timelines.map((tl) => ({
+    detector: tl.detector,
+    samples: tl.samples,
+    points: tl.points.map((p) => [p.t, p.verdict.state, p.verdict.needsYou, p.verdict.rule]),
+  }));
 }
 
 describe("closed-form sampling", () => {
   test("timelines equal judging every sample (random captures, random gaps)", async () => {
-    const gap = fc.oneof(fc.constantFrom(0, 0.01, 0.05, 0.1, 0.3, 0.7, 3, 3.05), fc.double({ min: 0, max: 12, noNaN: true }));
+    const gap = fc.oneof(
+      fc.constantFrom(0, 0.01, 0.05, 0.1, 0.3, 0.7, 3, 3.05),
+      fc.double({ min: 0, max: 12, noNaN: true }),
+    );
     const step = fc.record({ gap, chunk: fc.nat({ max: CHUNKS.length - 1 }) });
-    await fc.assert(fc.asyncProperty(fc.array(step, { maxLength: 25 }), fc.boolean(), async (steps, exit) => {
-      const evs = events(steps, exit);
-      assert.deepEqual(await timelines(evs, true), await timelines(evs, false));
-    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 25 }), fc.boolean(), async (steps, exit) => {
+        const evs = events(steps, exit);
+        assert.deepEqual(await timelines(evs, true), await timelines(evs, false));
+      }),
+      { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) },
+    );
   });
   test("found by the property: an output a microsecond in, quiet thresholds on the sample grid", async () => {
     const evs = events([{ gap: 5e-7, chunk: 0 }], true);
@@ -68,7 +85,10 @@ describe("closed-form sampling", () => {
     assert.deepEqual(await timelines(evs, true, 30), await timelines(evs, false, 30));
   });
   test("a silent gap of 1e6 s costs a bounded number of judgements", async () => {
-    const evs = events([{ gap: 0.1, chunk: 0 }, { gap: 0.2, chunk: 2 }, { gap: 1e6, chunk: 1 }, { gap: 2, chunk: 2 }], true);
+    const evs = events(
+      [{ gap: 0.1, chunk: 0 }, { gap: 0.2, chunk: 2 }, { gap: 1e6, chunk: 1 }, { gap: 2, chunk: 2 }],
+      true,
+    );
     let judged = 0;
     const ds = NAMES.map((n) => createDetector(n)).map((d) => {
       const judge = d.judge.bind(d);
@@ -88,19 +108,33 @@ describe("the sampler's live lookup", () => {
     const { Sampler } = await import("./clock.ts");
     const { Observer } = await import("../lib/detect/observer.ts");
     const { verdictAt } = await import("../lib/detect/timeline.ts");
-    const step = fc.record({ gap: fc.constantFrom(0, 0.01, 0.05, 0.3, 3.05), chunk: fc.nat({ max: CHUNKS.length - 1 }) });
-    fc.assert(fc.property(fc.array(step, { maxLength: 25 }), fc.array(fc.double({ min: -1, max: 40, noNaN: true }), { maxLength: 10 }), (steps, asks) => {
-      const observer = new Observer(HEADER);
-      const sampler = new Sampler(NAMES.map((n) => createDetector(n)), observer);
-      for (const e of events(steps, true)) {
-        sampler.advanceBefore(e.t);
-        observer.apply(e);
-        sampler.afterEvent(e.t);
-      }
-      const tls = sampler.timelines();
-      for (const t of asks) for (let i = 0; i < NAMES.length; i++) assert.deepEqual(sampler.verdictAt(i, t), verdictAt(tls[i], t));
-      observer.dispose();
-    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 50) });
+    const step = fc.record({
+      gap: fc.constantFrom(0, 0.01, 0.05, 0.3, 3.05),
+      chunk: fc.nat({ max: CHUNKS.length - 1 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(step, { maxLength: 25 }),
+        fc.array(fc.double({ min: -1, max: 40, noNaN: true }), { maxLength: 10 }),
+        (steps, asks) => {
+          const observer = new Observer(HEADER);
+          const sampler = new Sampler(NAMES.map((n) => createDetector(n)), observer);
+          for (const e of events(steps, true)) {
+            sampler.advanceBefore(e.t);
+            observer.apply(e);
+            sampler.afterEvent(e.t);
+          }
+          const tls = sampler.timelines();
+          for (const t of asks) {
+            for (let i = 0; i < NAMES.length; i++) {
+              assert.deepEqual(sampler.verdictAt(i, t), verdictAt(tls[i], t));
+            }
+          }
+          observer.dispose();
+        },
+      ),
+      { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 50) },
+    );
   });
 });
 
@@ -110,7 +144,16 @@ describe("change points past one column chunk", () => {
     const { Observer } = await import("../lib/detect/observer.ts");
     const { verdictAt } = await import("../lib/detect/timeline.ts");
     let n = 0;
-    const flip: Detector = { name: "flip", every: 0.01, judge: () => ({ state: n++ % 3 === 0 ? "blocked" : n % 3 === 1 ? "working" : "idle", needsYou: false, rule: `r${n % 7}`, evidence: null }) };
+    const flip: Detector = {
+      name: "flip",
+      every: 0.01,
+      judge: () => ({
+        state: n++ % 3 === 0 ? "blocked" : n % 3 === 1 ? "working" : "idle",
+        needsYou: false,
+        rule: `r${n % 7}`,
+        evidence: null,
+      }),
+    };
     const observer = new Observer(HEADER);
     const sampler = new Sampler([flip], observer);
     sampler.finish(50); // 5,001 samples: more than two chunks of change points
@@ -118,7 +161,9 @@ describe("change points past one column chunk", () => {
     assert.equal(tl.samples, 5001);
     assert.equal(tl.points.length, 5001);
     for (let j = 0; j < tl.points.length; j++) assert.equal(tl.points[j].t, Math.round(j * 0.01 * 1e6) / 1e6);
-    for (const t of [0, 0.005, 20.47, 20.48, 20.49, 40.95, 40.96, 49.999, 50, 60]) assert.deepEqual(sampler.verdictAt(0, t), verdictAt(tl, t));
+    for (const t of [0, 0.005, 20.47, 20.48, 20.49, 40.95, 40.96, 49.999, 50, 60]) {
+      assert.deepEqual(sampler.verdictAt(0, t), verdictAt(tl, t));
+    }
     observer.dispose();
   });
 });

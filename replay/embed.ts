@@ -2,7 +2,7 @@
 // options the analysis used (so `--size 80x24` on a raw stream embeds 80x24), as
 // asciicast v3 without pstlab's provenance. Over MAX_EMBED_BYTES it is not embedded.
 
-import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
+import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import * as fs from "node:fs";
 
@@ -26,7 +26,12 @@ export async function castText(path: string, open: OpenOptions, max = MAX_EMBED_
   const rec = await openRecording(path, open);
   const parts: string[] = [];
   let size = 0;
-  const w = new AsciicastWriter({ write: (s) => { parts.push(s); size += s.length; } }, 3);
+  const w = new AsciicastWriter({
+    write: (s) => {
+      parts.push(s);
+      size += s.length;
+    },
+  }, 3);
   w.header({ ...rec.header, provenance: undefined, extra: undefined });
   let last = 0;
   for await (const e of rec.events) {

@@ -68,6 +68,8 @@ export class LabelFile {
 
   summary(): string {
     const added = this.lines.length - this.existing;
-    return `${this.lines.length} label${this.lines.length === 1 ? "" : "s"} (${added >= 0 ? `${added} new` : `${-added} removed`})`;
+    return `${this.lines.length} label${this.lines.length === 1 ? "" : "s"} (${
+      added >= 0 ? `${added} new` : `${-added} removed`
+    })`;
   }
 }

@@ -86,9 +86,13 @@ export class SideBySide {
     for (let y = 0; y < (wide ? tr : screenH); y++) {
       const left = y < screenH ? clip(rows[y] ?? "", screenW).replace(/[\x00-\x1f\x7f]/g, " ") : "";
       lines.push(`\x1b[${y + 1};1H\x1b[2K${left}`);
-      if (wide && y < panel.length) lines.push(`\x1b[${y + 1};${screenW + 2}H${this.line([["│", "2"]], 1)} ${panel[y]}`);
+      if (wide && y < panel.length) {
+        lines.push(`\x1b[${y + 1};${screenW + 2}H${this.line([["│", "2"]], 1)} ${panel[y]}`);
+      }
     }
-    if (!wide) panel.slice(0, Math.max(0, tr - screenH)).forEach((p, i) => lines.push(`\x1b[${screenH + 1 + i};1H\x1b[2K${p}`));
+    if (!wide) {
+      panel.slice(0, Math.max(0, tr - screenH)).forEach((p, i) => lines.push(`\x1b[${screenH + 1 + i};1H\x1b[2K${p}`));
+    }
     const frame = lines.join("");
     if (frame !== this.lastFrame || force) {
       this.write(frame);
@@ -104,7 +108,9 @@ export class SideBySide {
     out.push(L(["space pause · . step · ] marker · +/- · q", "2"]));
     out.push("");
     out.push(L(["truth      "], [this.truth, this.truth.startsWith("blocked") ? "1;31" : undefined]));
-    if (this.label !== null) out.push(L(["your label "], [this.label, this.label.startsWith("blocked") ? "1;31" : undefined]));
+    if (this.label !== null) {
+      out.push(L(["your label "], [this.label, this.label.startsWith("blocked") ? "1;31" : undefined]));
+    }
     const recs = this.observer.tracker.store.list();
     if (recs.length === 0) out.push(L(["osc 7501   "], ["no records", "2"]));
     recs.slice(0, 4).forEach((r, i) => {
@@ -119,7 +125,12 @@ export class SideBySide {
         out.push(L([`  ${name} `], ["…", "2"]));
         continue;
       }
-      out.push(L([v.needsYou ? "●" : " ", "1;31"], [` ${name} `], [v.needsYou ? "NEEDS YOU" : v.state, v.needsYou ? "1;31" : undefined], [v.rule ? ` ${v.rule}` : "", "2"]));
+      out.push(
+        L([v.needsYou ? "●" : " ", "1;31"], [` ${name} `], [
+          v.needsYou ? "NEEDS YOU" : v.state,
+          v.needsYou ? "1;31" : undefined,
+        ], [v.rule ? ` ${v.rule}` : "", "2"]),
+      );
     }
     return out;
   }

@@ -1,7 +1,7 @@
 // Judging snapshots: each labelled file replayed into a fresh screen, every detector
 // that can judge one instant asked once, at its end.
 
-import { openRecording, type OpenOptions } from "../lib/recording/open.ts";
+import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
 import { createDetector } from "../lib/detect/detectors.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { AUTO, withManifest } from "../lib/detect/choose.ts";
@@ -22,7 +22,12 @@ export function instantDetectors(names: string[]): { kept: string[]; dropped: st
   return { kept: [...new Set(kept)], dropped };
 }
 
-export async function judgeSnapshot(label: SnapshotLabel, detectors: string[], manifest: string, open: OpenOptions): Promise<Judged> {
+export async function judgeSnapshot(
+  label: SnapshotLabel,
+  detectors: string[],
+  manifest: string,
+  open: OpenOptions,
+): Promise<Judged> {
   const rec = await openRecording(label.path, open);
   const chosen = manifest === AUTO ? (await autoManifest(label.path, rec.header, open)).name : manifest;
   const ds = detectors.map((n) => createDetector(`${withManifest(n, chosen)}@write`, resolveManifest));
@@ -32,7 +37,12 @@ export async function judgeSnapshot(label: SnapshotLabel, detectors: string[], m
     truth: label,
     verdicts: timelines.map((tl, i) => {
       const v = verdictAt(tl, end);
-      return { detector: withManifest(detectors[i], chosen), state: v?.state ?? "unknown", needsYou: v?.needsYou ?? false, rule: v?.rule ?? null };
+      return {
+        detector: withManifest(detectors[i], chosen),
+        state: v?.state ?? "unknown",
+        needsYou: v?.needsYou ?? false,
+        rule: v?.rule ?? null,
+      };
     }),
   };
 }

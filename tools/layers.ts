@@ -21,12 +21,26 @@ export const ALLOWED: Record<string, string[]> = {
   "lib/sim": ["lib", "lib/osc7501"],
   "replay": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/check"],
   "bench": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/sim", "replay"],
-  "lib/cli": ["lib", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/report", "lib/check", "lib/session", "lib/sim", "replay"],
+  "lib/cli": [
+    "lib",
+    "lib/osc7501",
+    "lib/pty",
+    "lib/recording",
+    "lib/screen",
+    "lib/detect",
+    "lib/score",
+    "lib/report",
+    "lib/check",
+    "lib/session",
+    "lib/sim",
+    "replay",
+  ],
   ".": ["lib", "lib/cli", "lib/osc7501"], // main.ts
   "tools": [],
 };
 
-const IMPORT = /^\s*(?:import|export)\b[^"'`;]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;
+const IMPORT =
+  /^\s*(?:import|export)\b[^"'`;]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;
 
 function* sources(root: string, dir = root): Generator<string> {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -63,6 +77,10 @@ if (import.meta.main) {
   const root = path.resolve(import.meta.dirname ?? ".", "..");
   const bad = layerViolations(root);
   for (const b of bad) console.error(b);
-  console.error(bad.length ? `layers: ${bad.length} import(s) point the wrong way (see ARCHITECTURE.md)` : "layers: every import points downstream");
+  console.error(
+    bad.length
+      ? `layers: ${bad.length} import(s) point the wrong way (see ARCHITECTURE.md)`
+      : "layers: every import points downstream",
+  );
   process.exitCode = bad.length ? 1 : 0;
 }

@@ -15,12 +15,18 @@ test("layers: an import from score into replay or cli is found", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-layers-"));
   try {
     for (const d of ["lib/score", "lib/cli", "replay", "lib/odd"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
-    fs.writeFileSync(path.join(dir, "lib/score/a.ts"), 'import type { T } from "../../replay/clock.ts";\nimport { x } from "../cli/common.ts";\nimport { y } from "../errors.ts";\n');
+    fs.writeFileSync(
+      path.join(dir, "lib/score/a.ts"),
+      'import type { T } from "../../replay/clock.ts";\nimport { x } from "../cli/common.ts";\nimport { y } from "../errors.ts";\n',
+    );
     fs.writeFileSync(path.join(dir, "lib/score/a_test.ts"), 'import { z } from "../cli/common.ts";\n');
     fs.writeFileSync(path.join(dir, "lib/odd/b.ts"), "export const b = 1;\n");
     const v = layerViolations(dir);
     assert.equal(v.length, 3, v.join("\n"));
-    assert.match(v.join("\n"), /lib\/score\/a\.ts: imports \.\.\/\.\.\/replay\/clock\.ts \(lib\/score may not import replay\)/);
+    assert.match(
+      v.join("\n"),
+      /lib\/score\/a\.ts: imports \.\.\/\.\.\/replay\/clock\.ts \(lib\/score may not import replay\)/,
+    );
     assert.match(v.join("\n"), /lib\/score may not import lib\/cli/);
     assert.match(v.join("\n"), /lib\/odd has no layer/);
   } finally {

@@ -24,15 +24,32 @@ export function agreement(protocol: Timeline, screen: Timeline, end: number, tol
   const allPrompts = intervalsOf(screen, end, (v) => v.needsYou);
   for (const b of blocked) {
     const near = allPrompts.some((s) => s.end > b.start - tolerance && s.start < b.end + tolerance);
-    if (!near && b.end - b.start > tolerance) out.push(finding("blocked-unseen", b.start, b.end, `blocked for ${(b.end - b.start).toFixed(2)} s while the screen shows no prompt`));
+    if (!near && b.end - b.start > tolerance) {
+      out.push(
+        finding(
+          "blocked-unseen",
+          b.start,
+          b.end,
+          `blocked for ${(b.end - b.start).toFixed(2)} s while the screen shows no prompt`,
+        ),
+      );
+    }
   }
   const pWorking = intervalsOf(protocol, end, (v) => v.state === "working");
   const pIdle = intervalsOf(protocol, end, (v) => v.state === "idle" && v.rule !== "process-exited");
   const sWorking = intervalsOf(screen, end, (v) => v.state === "working");
   const sIdle = intervalsOf(screen, end, (v) => v.state === "idle" && v.rule !== "process-exited");
-  for (const [a, b, what] of [[pWorking, sIdle, "the protocol says working while the screen shows idle"], [pIdle, sWorking, "the protocol says idle while the screen shows work"]] as const) {
+  for (
+    const [a, b, what] of [[pWorking, sIdle, "the protocol says working while the screen shows idle"], [
+      pIdle,
+      sWorking,
+      "the protocol says idle while the screen shows work",
+    ]] as const
+  ) {
     for (const i of intersect(a as Interval[], b as Interval[])) {
-      if (i.end - i.start >= DISAGREE_AFTER) out.push(finding("disagreement", i.start, i.end, `${what} for ${(i.end - i.start).toFixed(1)} s`));
+      if (i.end - i.start >= DISAGREE_AFTER) {
+        out.push(finding("disagreement", i.start, i.end, `${what} for ${(i.end - i.start).toFixed(1)} s`));
+      }
     }
   }
   return out;
@@ -42,18 +59,45 @@ function promptFindings(s: Interval, blocked: Interval[], tolerance: number): Fi
   const out: Finding[] = [];
   const during = blocked.filter((b) => b.end > s.start - tolerance && b.start < s.end);
   const shown = `the prompt shown ${fmtT(s.start)}–${fmtT(s.end)}`;
-  if (during.length === 0) return [finding("prompt-unreported", s.start, s.end, `${shown}: the protocol never reported blocked`)];
+  if (during.length === 0) {
+    return [finding("prompt-unreported", s.start, s.end, `${shown}: the protocol never reported blocked`)];
+  }
   const first = during[0];
   if (first.start > s.start + tolerance) {
-    out.push(finding("prompt-late", s.start, first.start, `${shown}: blocked reported ${(first.start - s.start).toFixed(2)} s after it appeared (tolerance ${tolerance} s)`));
+    out.push(
+      finding(
+        "prompt-late",
+        s.start,
+        first.start,
+        `${shown}: blocked reported ${
+          (first.start - s.start).toFixed(2)
+        } s after it appeared (tolerance ${tolerance} s)`,
+      ),
+    );
   }
   const last = during[during.length - 1];
   if (last.end > s.end + tolerance) {
-    out.push(finding("blocked-linger", s.end, last.end, `${shown}: still blocked ${(last.end - s.end).toFixed(2)} s after it went (tolerance ${tolerance} s)`));
+    out.push(
+      finding(
+        "blocked-linger",
+        s.end,
+        last.end,
+        `${shown}: still blocked ${(last.end - s.end).toFixed(2)} s after it went (tolerance ${tolerance} s)`,
+      ),
+    );
   }
   for (let i = 1; i < during.length; i++) {
     const gap = during[i].start - during[i - 1].end;
-    if (gap <= FLAP_GAP) out.push(finding("flap", during[i - 1].end, during[i].start, `${shown}: blocked left and re-entered within ${Math.round(gap * 1000)} ms`));
+    if (gap <= FLAP_GAP) {
+      out.push(
+        finding(
+          "flap",
+          during[i - 1].end,
+          during[i].start,
+          `${shown}: blocked left and re-entered within ${Math.round(gap * 1000)} ms`,
+        ),
+      );
+    }
   }
   return out;
 }

@@ -6,25 +6,47 @@ export type Severity = "violation" | "warning" | "info";
 
 /** Every check, with the severity its findings have and what it looks at (help, JUnit names). */
 export const CHECKS = {
-  "discarded-report": { severity: "violation", about: "a report a strict terminal discards or ignores (the user never sees that state)" },
+  "discarded-report": {
+    severity: "violation",
+    about: "a report a strict terminal discards or ignores (the user never sees that state)",
+  },
   "blocked-without-kind": { severity: "warning", about: "blocked without kind (permission, question or auth)" },
-  "left-at-exit": { severity: "violation", about: "working or blocked records still there when the program exited (report done, error or idle first)" },
+  "left-at-exit": {
+    severity: "violation",
+    about: "working or blocked records still there when the program exited (report done, error or idle first)",
+  },
   "too-many-records": { severity: "warning", about: "more than 64 live records (a terminal must keep only 64)" },
   "invisible-text": { severity: "warning", about: "bidi overrides or invisible formatting in msg or title" },
-  "tmux-passthrough": { severity: "info", about: "reports not wrapped for tmux passthrough in a capture made inside tmux, or wrapped only sometimes (tmux drops them)" },
+  "tmux-passthrough": {
+    severity: "info",
+    about:
+      "reports not wrapped for tmux passthrough in a capture made inside tmux, or wrapped only sometimes (tmux drops them)",
+  },
   "query": { severity: "info", about: "reports without an answered query, or an answered query and no report" },
-  "prompt-unreported": { severity: "violation", about: "the screen shows a prompt and the protocol never reports blocked" },
+  "prompt-unreported": {
+    severity: "violation",
+    about: "the screen shows a prompt and the protocol never reports blocked",
+  },
   "prompt-late": { severity: "violation", about: "blocked reported later than the tolerance after the prompt appears" },
   "blocked-linger": { severity: "violation", about: "still blocked later than the tolerance after the prompt goes" },
   "blocked-unseen": { severity: "warning", about: "the protocol says blocked while the screen shows no prompt" },
   "flap": { severity: "warning", about: "blocked left and re-entered within 250 ms while one prompt stays" },
-  "disagreement": { severity: "warning", about: "the protocol says working while the screen shows idle (or the reverse) for long" },
+  "disagreement": {
+    severity: "warning",
+    about: "the protocol says working while the screen shows idle (or the reverse) for long",
+  },
   "golden-missing": { severity: "violation", about: "a transition of the golden capture that this one lacks" },
   "golden-extra": { severity: "violation", about: "a transition this capture has and the golden lacks" },
-  "golden-timing": { severity: "warning", about: "a transition later or earlier than the golden's by more than the tolerance" },
+  "golden-timing": {
+    severity: "warning",
+    about: "a transition later or earlier than the golden's by more than the tolerance",
+  },
   "golden-msg": { severity: "info", about: "the same transition with a different msg" },
   "rule": { severity: "violation", about: "an assertion of the --rules file that does not hold" },
-  "no-reports": { severity: "warning", about: "no OSC 7501 query and no report in the whole capture (is the emitter on, is this the right file?)" },
+  "no-reports": {
+    severity: "warning",
+    about: "no OSC 7501 query and no report in the whole capture (is the emitter on, is this the right file?)",
+  },
   "no-exit": { severity: "info", about: "the capture has no exit event, so exit state is not checked" },
 } as const satisfies Record<string, { severity: Severity; about: string }>;
 
@@ -39,7 +61,13 @@ export interface Finding {
   message: string;
 }
 
-export function finding(check: CheckName, start: number, end: number, message: string, severity: Severity = CHECKS[check].severity): Finding {
+export function finding(
+  check: CheckName,
+  start: number,
+  end: number,
+  message: string,
+  severity: Severity = CHECKS[check].severity,
+): Finding {
   return { check, severity, start, end, message };
 }
 

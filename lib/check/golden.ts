@@ -68,21 +68,43 @@ function greedy(a: string[], b: string[]): [number, number][] {
   return pairs;
 }
 
-export function compareGolden(now: Transition[], golden: Transition[], tolerance: number, goldenName: string): Finding[] {
+export function compareGolden(
+  now: Transition[],
+  golden: Transition[],
+  tolerance: number,
+  goldenName: string,
+): Finding[] {
   const pairs = align(now.map(keyOf), golden.map(keyOf));
   const out: Finding[] = [];
   const matchedNow = new Set(pairs.map(([i]) => i)), matchedGolden = new Set(pairs.map(([, j]) => j));
   golden.forEach((g, j) => {
-    if (!matchedGolden.has(j)) out.push(finding("golden-missing", g.t, g.t, `${show(g)} at ${fmtT(g.t)} in ${goldenName} never happens here`));
+    if (!matchedGolden.has(j)) {
+      out.push(finding("golden-missing", g.t, g.t, `${show(g)} at ${fmtT(g.t)} in ${goldenName} never happens here`));
+    }
   });
   now.forEach((x, i) => {
-    if (!matchedNow.has(i)) out.push(finding("golden-extra", x.t, x.t, `${show(x)} at ${fmtT(x.t)} is not in ${goldenName}`));
+    if (!matchedNow.has(i)) {
+      out.push(finding("golden-extra", x.t, x.t, `${show(x)} at ${fmtT(x.t)} is not in ${goldenName}`));
+    }
   });
   for (const [i, j] of pairs) {
     const x = now[i], g = golden[j];
     const dt = x.t - g.t;
-    if (Math.abs(dt) > tolerance) out.push(finding("golden-timing", Math.min(x.t, g.t), Math.max(x.t, g.t), `${show(x)} at ${fmtT(x.t)}, ${Math.abs(dt).toFixed(2)} s ${dt > 0 ? "later" : "earlier"} than in ${goldenName} (tolerance ${tolerance} s)`));
-    if (x.msg !== g.msg) out.push(finding("golden-msg", x.t, x.t, `${show(x)} at ${fmtT(x.t)}: msg differs from ${goldenName}`));
+    if (Math.abs(dt) > tolerance) {
+      out.push(
+        finding(
+          "golden-timing",
+          Math.min(x.t, g.t),
+          Math.max(x.t, g.t),
+          `${show(x)} at ${fmtT(x.t)}, ${Math.abs(dt).toFixed(2)} s ${
+            dt > 0 ? "later" : "earlier"
+          } than in ${goldenName} (tolerance ${tolerance} s)`,
+        ),
+      );
+    }
+    if (x.msg !== g.msg) {
+      out.push(finding("golden-msg", x.t, x.t, `${show(x)} at ${fmtT(x.t)}: msg differs from ${goldenName}`));
+    }
   }
   return out.sort((a, b) => a.start - b.start);
 }

@@ -19,12 +19,21 @@ const STATES = ["blocked", "working", "idle", "done", "error"] as const;
 const CONDITION = /^(screen|protocol):(blocked|working|idle)$/;
 
 export type Rule =
-  | { kind: "when"; line: number; when: { side: Side; state: string }; then: { side: Side; state: string }; within: number }
+  | {
+    kind: "when";
+    line: number;
+    when: { side: Side; state: string };
+    then: { side: Side; state: string };
+    within: number;
+  }
   | { kind: "final"; line: number; state: string }
   | { kind: "reports"; line: number; min?: number; max?: number }
   | { kind: "forbid"; line: number; state: string };
 
-const KEYS = { expect: new Set(["when", "then", "within", "final", "reports_min", "reports_max"]), forbid: new Set(["state"]) };
+const KEYS = {
+  expect: new Set(["when", "then", "within", "final", "reports_min", "reports_max"]),
+  forbid: new Set(["state"]),
+};
 
 /** Line numbers of each [[expect]] / [[forbid]] table and of the keys inside it. */
 function locate(text: string): { table: "expect" | "forbid"; line: number; keys: Map<string, number> }[] {
@@ -48,7 +57,11 @@ export function parseRules(text: string, file: string): Rule[] {
     const err = e as { line?: number; message: string };
     throw new FixtureError(file, err.line ?? null, `not valid TOML: ${err.message.split("\n")[0]}`);
   }
-  for (const k of Object.keys(doc)) if (k !== "expect" && k !== "forbid") throw new FixtureError(file, null, `unknown table "${k}" (use [[expect]] and [[forbid]])`);
+  for (const k of Object.keys(doc)) {
+    if (k !== "expect" && k !== "forbid") {
+      throw new FixtureError(file, null, `unknown table "${k}" (use [[expect]] and [[forbid]])`);
+    }
+  }
   const places = locate(text);
   const seen = { expect: 0, forbid: 0 };
   const rules: Rule[] = [];
@@ -66,20 +79,31 @@ export function parseRules(text: string, file: string): Rule[] {
 }
 
 function forbidRule(t: Record<string, unknown>, line: number, fail: (m: string, k?: string) => never): Rule {
-  if (typeof t.state !== "string" || !(STATES as readonly string[]).includes(t.state)) fail(`state must be one of ${STATES.join(", ")}`, "state");
+  if (typeof t.state !== "string" || !(STATES as readonly string[]).includes(t.state)) {
+    fail(`state must be one of ${STATES.join(", ")}`, "state");
+  }
   return { kind: "forbid", line, state: t.state as string };
 }
 
 function expectRule(t: Record<string, unknown>, line: number, fail: (m: string, k?: string) => never): Rule {
   if (t.final !== undefined) {
-    if (typeof t.final !== "string" || !(STATES as readonly string[]).includes(t.final)) fail(`final must be one of ${STATES.join(", ")}`, "final");
+    if (typeof t.final !== "string" || !(STATES as readonly string[]).includes(t.final)) {
+      fail(`final must be one of ${STATES.join(", ")}`, "final");
+    }
     return { kind: "final", line, state: t.final as string };
   }
   if (t.reports_min !== undefined || t.reports_max !== undefined) {
     for (const k of ["reports_min", "reports_max"]) {
-      if (t[k] !== undefined && (typeof t[k] !== "number" || !Number.isInteger(t[k]) || (t[k] as number) < 0)) fail(`${k} must be a whole number`, k);
+      if (t[k] !== undefined && (typeof t[k] !== "number" || !Number.isInteger(t[k]) || (t[k] as number) < 0)) {
+        fail(`${k} must be a whole number`, k);
+      }
     }
-    return { kind: "reports", line, min: t.reports_min as number | undefined, max: t.reports_max as number | undefined };
+    return {
+      kind: "reports",
+      line,
+      min: t.reports_min as number | undefined,
+      max: t.reports_max as number | undefined,
+    };
   }
   const cond = (k: "when" | "then") => {
     const m = typeof t[k] === "string" ? CONDITION.exec(t[k] as string) : null;
@@ -100,7 +124,13 @@ function expectRule(t: Record<string, unknown>, line: number, fail: (m: string, 
 
 const holds = (state: string) => (v: Verdict) => state === "blocked" ? v.needsYou : v.state === state && !v.needsYou;
 
-export function evaluateRules(rules: Rule[], file: string, log: ProtocolLog, timelines: { screen: Timeline; protocol: Timeline }, end: number): Finding[] {
+export function evaluateRules(
+  rules: Rule[],
+  file: string,
+  log: ProtocolLog,
+  timelines: { screen: Timeline; protocol: Timeline },
+  end: number,
+): Finding[] {
   const out: Finding[] = [];
   const reports = log.events.filter((e) => e.type === "report" && e.source === "osc7501");
   for (const r of rules) {
@@ -110,17 +140,47 @@ export function evaluateRules(rules: Rule[], file: string, log: ProtocolLog, tim
       const then = intervalsOf(timelines[r.then.side], end, holds(r.then.state));
       for (const s of starts) {
         const ok = then.some((x) => x.end > s.start - 1e-9 && x.start <= s.start + r.within + 1e-9);
-        if (!ok) out.push(finding("rule", s.start, s.start + r.within, `${where}: ${r.when.side}:${r.when.state} at ${fmtT(s.start)} without ${r.then.side}:${r.then.state} within ${r.within} s`));
+        if (!ok) {
+          out.push(
+            finding(
+              "rule",
+              s.start,
+              s.start + r.within,
+              `${where}: ${r.when.side}:${r.when.state} at ${
+                fmtT(s.start)
+              } without ${r.then.side}:${r.then.state} within ${r.within} s`,
+            ),
+          );
+        }
       }
     } else if (r.kind === "final") {
       const last = [...reports].reverse().find((e) => e.type === "report" && e.id === null);
       const final = last && last.type === "report" ? last.state : "none";
-      if (final !== r.state) out.push(finding("rule", last?.t ?? end, end, `${where}: the last root report is ${final}, expected ${r.state}`));
+      if (final !== r.state) {
+        out.push(
+          finding("rule", last?.t ?? end, end, `${where}: the last root report is ${final}, expected ${r.state}`),
+        );
+      }
     } else if (r.kind === "reports") {
-      if (r.min !== undefined && reports.length < r.min) out.push(finding("rule", 0, end, `${where}: ${reports.length} reports, expected at least ${r.min}`));
-      if (r.max !== undefined && reports.length > r.max) out.push(finding("rule", 0, end, `${where}: ${reports.length} reports, expected at most ${r.max}`));
+      if (r.min !== undefined && reports.length < r.min) {
+        out.push(finding("rule", 0, end, `${where}: ${reports.length} reports, expected at least ${r.min}`));
+      }
+      if (r.max !== undefined && reports.length > r.max) {
+        out.push(finding("rule", 0, end, `${where}: ${reports.length} reports, expected at most ${r.max}`));
+      }
     } else {
-      for (const e of reports) if (e.type === "report" && e.state === r.state) out.push(finding("rule", e.t, e.t, `${where}: a ${r.state} report (${e.id ?? "(root)"}) at ${fmtT(e.t)}, which the rules forbid`));
+      for (const e of reports) {
+        if (e.type === "report" && e.state === r.state) {
+          out.push(
+            finding(
+              "rule",
+              e.t,
+              e.t,
+              `${where}: a ${r.state} report (${e.id ?? "(root)"}) at ${fmtT(e.t)}, which the rules forbid`,
+            ),
+          );
+        }
+      }
     }
   }
   return out;

@@ -37,33 +37,83 @@ export function specLint(log: ProtocolLog): Finding[] {
       reports++;
       if (e.depth > 0) wrapped++;
       else if (plain++ === 0) firstPlain = e.t;
-      if (e.state === "blocked" && e.kind === null) out.push(finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`));
+      if (e.state === "blocked" && e.kind === null) {
+        out.push(
+          finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`),
+        );
+      }
       for (const [k, v] of [["msg", e.msg], ["title", e.title]] as const) {
-        if (v !== null && INVISIBLE.test(v)) out.push(finding("invisible-text", e.t, e.t, `${who(e.id)} ${k} holds bidi overrides or invisible formatting`));
+        if (v !== null && INVISIBLE.test(v)) {
+          out.push(
+            finding("invisible-text", e.t, e.t, `${who(e.id)} ${k} holds bidi overrides or invisible formatting`),
+          );
+        }
       }
     }
   }
   if (log.exit) {
     const left = log.exit.live.filter((r) => r.state === "working" || r.state === "blocked");
     if (left.length) {
-      out.push(finding("left-at-exit", log.exit.t, log.exit.t, `the program exited with ${left.map((r) => `${who(r.id)} ${r.state}`).join(", ")} (report done, error or idle before exiting)`));
+      out.push(
+        finding(
+          "left-at-exit",
+          log.exit.t,
+          log.exit.t,
+          `the program exited with ${
+            left.map((r) => `${who(r.id)} ${r.state}`).join(", ")
+          } (report done, error or idle before exiting)`,
+        ),
+      );
     }
-  } else if (reports > 0) out.push(finding("no-exit", log.end, log.end, "no exit event: the records left at exit are not checked"));
+  } else if (reports > 0) {
+    out.push(finding("no-exit", log.end, log.end, "no exit event: the records left at exit are not checked"));
+  }
   if (log.overflow) {
-    out.push(finding("too-many-records", log.overflow.t, log.overflow.t, `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`));
+    out.push(
+      finding(
+        "too-many-records",
+        log.overflow.t,
+        log.overflow.t,
+        `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`,
+      ),
+    );
   }
   // Unwrapped reports are right outside tmux (spec §tmux: wrapping is for a program inside
   // it), so they are worth a line only when the capture says tmux, or when the program
   // wraps some reports and not others. The demo's correct emitter once drew this line.
   if (plain > 0 && (log.insideTmux || wrapped > 0)) {
-    const why = log.insideTmux ? "the capture was made inside tmux" : `${wrapped} other${wrapped === 1 ? " is" : "s are"}`;
-    out.push(finding("tmux-passthrough", firstPlain, log.end, `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`));
+    const why = log.insideTmux
+      ? "the capture was made inside tmux"
+      : `${wrapped} other${wrapped === 1 ? " is" : "s are"}`;
+    out.push(
+      finding(
+        "tmux-passthrough",
+        firstPlain,
+        log.end,
+        `${plain} report${
+          plain === 1 ? "" : "s"
+        } not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`,
+      ),
+    );
   }
-  if (reports > 0 && log.queryAnswered === false) out.push(finding("query", 0, log.end, `${reports} reports although the terminal did not answer the query`));
+  if (reports > 0 && log.queryAnswered === false) {
+    out.push(finding("query", 0, log.end, `${reports} reports although the terminal did not answer the query`));
+  }
   // A check that passes on a capture with no protocol at all would pass a build whose
   // emitter is switched off, or the wrong file given to CI.
-  if (reports === 0 && queries === 0) out.push(finding("no-reports", 0, log.end, "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?"));
-  if (reports === 0 && queries > 0 && log.queryAnswered !== false) out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
+  if (reports === 0 && queries === 0) {
+    out.push(
+      finding(
+        "no-reports",
+        0,
+        log.end,
+        "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
+      ),
+    );
+  }
+  if (reports === 0 && queries > 0 && log.queryAnswered !== false) {
+    out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
+  }
   return out;
 }
 

@@ -52,7 +52,10 @@ export const command = defineCommand(spec, async (p) => {
   const recs: Recording[] = [];
   for (const path of p.positionals) recs.push(await openInput(path, p.values));
   const first = recs[0];
-  const o = openOutput(outPath, { ...first.header, provenance: first.header.provenance ?? provenance({ query_answered: null }) }, p.values);
+  const o = openOutput(outPath, {
+    ...first.header,
+    provenance: first.header.provenance ?? provenance({ query_answered: null }),
+  }, p.values);
   await writeAll(o, concatenated(recs, gap));
   for (const r of recs) printWarnings(r);
   summarize(outPath, o);

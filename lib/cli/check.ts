@@ -3,14 +3,24 @@
 // violation (on a warning too with --strict), for CI.
 
 import { colorEnabled, defineCommand, ExitCode } from "./common.ts";
-import { AT_LEAST_ONE_FILE, choice, duration, flag, formatFor, INPUT_OPTIONS, MANIFEST, OUTPUT, text } from "./options.ts";
+import {
+  AT_LEAST_ONE_FILE,
+  choice,
+  duration,
+  flag,
+  formatFor,
+  INPUT_OPTIONS,
+  MANIFEST,
+  OUTPUT,
+  text,
+} from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
 import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { checkFile, readCapture } from "../../replay/check.ts";
 import { parseRules } from "../check/rules.ts";
-import { CHECKS, type CheckRun, exitCodeOf } from "../check/findings.ts";
+import { type CheckRun, CHECKS, exitCodeOf } from "../check/findings.ts";
 import { renderCheckJson, renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../check/render.ts";
 import { readTextFile } from "../recording/source.ts";
 
@@ -21,12 +31,16 @@ const BY_EXTENSION: Record<string, CheckFormat> = { ".json": "json", ".xml": "ju
 export const spec = {
   name: "check",
   summary: "check an emitter's capture: spec lint, agreement with the screen, a golden capture, assertions",
-  usage: "pstlab check FILE… [--manifest NAME|auto] [--rules FILE] [--against GOLDEN] [--tolerance DURATION] [--format text|json|junit|markdown] [-o OUT] [--strict]",
+  usage:
+    "pstlab check FILE… [--manifest NAME|auto] [--rules FILE] [--against GOLDEN] [--tolerance DURATION] [--format text|json|junit|markdown] [-o OUT] [--strict]",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
     rules: text("FILE", "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state"),
     against: text("GOLDEN", "a known-good capture of the same scripted scenario: compare the transitions"),
-    tolerance: duration("DURATION", "how late the protocol may follow the screen, or a transition the golden (default 500ms)"),
+    tolerance: duration(
+      "DURATION",
+      "how late the protocol may follow the screen, or a transition the golden (default 500ms)",
+    ),
     format: choice("FORMAT", FORMATS, "text (default), json, junit, markdown (default: from -o's extension)"),
     output: OUTPUT,
     strict: flag("warnings fail too (exit 1)"),
@@ -49,7 +63,6 @@ export const spec = {
   ],
 };
 
-
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const format = formatFor(v.format, v.output, BY_EXTENSION, "text");
@@ -61,8 +74,26 @@ export const command = defineCommand(spec, async (p) => {
   const golden = v.against ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log } : undefined;
   const files = [];
   for (const path of p.positionals) files.push(await checkFile(path, { manifest, tolerance, open, golden, rules }));
-  const run: CheckRun = { files, argv: ["check", ...p.argv.filter((a, i) => a !== "-o" && a !== "--output" && p.argv[i - 1] !== "-o" && p.argv[i - 1] !== "--output")], tolerance, against: v.against ?? null, rules: v.rules ?? null, strict: !!v.strict };
-  const text = format === "json" ? renderCheckJson(run) : format === "junit" ? renderCheckJunit(run) : format === "markdown" ? renderCheckMarkdown(run) : renderCheckText(run, !v.output && colorEnabled(1));
+  const run: CheckRun = {
+    files,
+    argv: [
+      "check",
+      ...p.argv.filter((a, i) =>
+        a !== "-o" && a !== "--output" && p.argv[i - 1] !== "-o" && p.argv[i - 1] !== "--output"
+      ),
+    ],
+    tolerance,
+    against: v.against ?? null,
+    rules: v.rules ?? null,
+    strict: !!v.strict,
+  };
+  const text = format === "json"
+    ? renderCheckJson(run)
+    : format === "junit"
+    ? renderCheckJunit(run)
+    : format === "markdown"
+    ? renderCheckMarkdown(run)
+    : renderCheckText(run, !v.output && colorEnabled(1));
   writeText(v.output ?? "-", text);
   const code = exitCodeOf(run);
   if (code !== 0) throw new ExitCode(code);

@@ -20,7 +20,10 @@ function check(args: string[]) {
   const r = cli(["check", ...args, "--format", "json"]);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   const j = JSON.parse(r.stdout);
-  const found = (c: string) => j.files.flatMap((f: { findings: { check: string }[] }) => f.findings).filter((f: { check: string }) => f.check === c);
+  const found = (c: string) =>
+    j.files.flatMap((f: { findings: { check: string }[] }) => f.findings).filter((f: { check: string }) =>
+      f.check === c
+    );
   return { code: r.code, j, found };
 }
 
@@ -29,8 +32,12 @@ const PROMPT = "\x1b[2J\x1b[H Bash command\r\n\r\n Do you want to proceed?\r\n �
 const WORK = "\x1b[2J\x1b[H✻ Pondering… (3s · esc to interrupt)\r\n";
 const IDLE = "\x1b[2J\x1b[H──────\r\n❯ \r\n──────\r\n  ? for shortcuts\r\n";
 const R = (body: string) => `\x1b]7501;${body}\x1b\\`;
-const claude = { command: "claude", pstlab: { tool: "pstlab", version: "0", osc7501_revision: "0.4", fixture_schema: 1, query_answered: true } };
-const capture = (events: unknown[][], header: Record<string, unknown> = claude) => writeTmp(dir, `h${n++}.cast`, castText(events, header));
+const claude = {
+  command: "claude",
+  pstlab: { tool: "pstlab", version: "0", osc7501_revision: "0.4", fixture_schema: 1, query_answered: true },
+};
+const capture = (events: unknown[][], header: Record<string, unknown> = claude) =>
+  writeTmp(dir, `h${n++}.cast`, castText(events, header));
 
 describe("every simulated regression is caught; the correct emitter passes", () => {
   const cases: [string, string[], number][] = [
@@ -63,7 +70,13 @@ describe("every simulated regression is caught; the correct emitter passes", () 
 
 describe("each finding on a tiny capture", () => {
   test("discarded-report, blocked-without-kind, invisible-text, tmux-passthrough", () => {
-    const p = capture([[0.1, "o", R("state=working:msg=A")], [0.1, "o", R("state=blocked")], [0.1, "o", R(`state=working:msg=${b64("a\u202eb")}`)], [0.1, "o", R("state=idle")], [0.1, "x", "0"]]);
+    const p = capture([
+      [0.1, "o", R("state=working:msg=A")],
+      [0.1, "o", R("state=blocked")],
+      [0.1, "o", R(`state=working:msg=${b64("a\u202eb")}`)],
+      [0.1, "o", R("state=idle")],
+      [0.1, "x", "0"],
+    ]);
     const r = check([p]);
     assert.equal(r.found("discarded-report").length, 1);
     assert.match(r.found("discarded-report")[0].message, /bad-base64/);
@@ -72,14 +85,31 @@ describe("each finding on a tiny capture", () => {
     // Plain reports are right outside tmux: no line unless the capture says tmux…
     assert.equal(r.found("tmux-passthrough").length, 0);
     const plain = [[0.1, "o", R("state=idle")], [0.1, "x", "0"]];
-    for (const env of [{ TERM: "tmux-256color" }, { TERM: "screen" }, { TERM: "xterm", TMUX: "/tmp/tmux-0/default,1,0" }]) {
-      assert.match(check([capture(plain, { ...claude, env })]).found("tmux-passthrough")[0]?.message ?? "", /inside tmux/, JSON.stringify(env));
+    for (
+      const env of [{ TERM: "tmux-256color" }, { TERM: "screen" }, { TERM: "xterm", TMUX: "/tmp/tmux-0/default,1,0" }]
+    ) {
+      assert.match(
+        check([capture(plain, { ...claude, env })]).found("tmux-passthrough")[0]?.message ?? "",
+        /inside tmux/,
+        JSON.stringify(env),
+      );
     }
-    assert.equal(check([capture(plain, { ...claude, env: { TERM: "xterm-256color" } })]).found("tmux-passthrough").length, 0);
+    assert.equal(
+      check([capture(plain, { ...claude, env: { TERM: "xterm-256color" } })]).found("tmux-passthrough").length,
+      0,
+    );
     // …or the program wraps some reports and not others.
     const wrap = (body: string) => new TextDecoder().decode(wrapTmux(new TextEncoder().encode(R(body))));
-    assert.equal(check([capture([[0.1, "o", wrap("state=idle")], [0.1, "x", "0"]])]).found("tmux-passthrough").length, 0);
-    assert.match(check([capture([[0.1, "o", wrap("state=working")], [0.2, "o", R("state=idle")], [0.3, "x", "0"]])]).found("tmux-passthrough")[0].message, /1 report not wrapped .*1 other is/);
+    assert.equal(
+      check([capture([[0.1, "o", wrap("state=idle")], [0.1, "x", "0"]])]).found("tmux-passthrough").length,
+      0,
+    );
+    assert.match(
+      check([capture([[0.1, "o", wrap("state=working")], [0.2, "o", R("state=idle")], [0.3, "x", "0"]])]).found(
+        "tmux-passthrough",
+      )[0].message,
+      /1 report not wrapped .*1 other is/,
+    );
   });
   test("no-reports: a capture without any query or report is a warning (fails under --strict)", () => {
     const none = capture([[0.1, "o", "just output\r\n"], [0.2, "x", "0"]]);
@@ -90,40 +120,90 @@ describe("each finding on a tiny capture", () => {
     assert.equal(check([capture([[0.1, "o", R("state=idle")], [0.2, "x", "0"]])]).found("no-reports").length, 0);
   });
   test("left-at-exit, and no-exit when there is no exit event", () => {
-    const r = check([capture([[0.1, "o", R("state=working:id=job")], [0.1, "o", R("state=blocked:kind=question")], [0.2, "x", "0"]])]);
+    const r = check([
+      capture([[0.1, "o", R("state=working:id=job")], [0.1, "o", R("state=blocked:kind=question")], [0.2, "x", "0"]]),
+    ]);
     assert.match(r.found("left-at-exit")[0].message, /\(root\) blocked, job working/);
     assert.equal(check([capture([[0.1, "o", R("state=done")]])]).found("no-exit").length, 1);
   });
   test("too-many-records: 64 live records are fine, 65 are not", () => {
-    const many = (k: number) => capture([...Array.from({ length: k }, (_, i) => [0.01, "o", R(`state=working:id=t${i}`)]), ...Array.from({ length: k }, (_, i) => [0.01, "o", R(`state=done:id=t${i}`)]), [0.1, "x", "0"]]);
+    const many = (k: number) =>
+      capture([
+        ...Array.from({ length: k }, (_, i) => [0.01, "o", R(`state=working:id=t${i}`)]),
+        ...Array.from({ length: k }, (_, i) => [0.01, "o", R(`state=done:id=t${i}`)]),
+        [0.1, "x", "0"],
+      ]);
     assert.equal(check([many(64)]).found("too-many-records").length, 0);
     assert.match(check([many(65)]).found("too-many-records")[0].message, /^65 live records/);
   });
   test("query: reports without an answered query; an answered query and no report", () => {
-    const noAnswer = capture([[0.1, "o", R("state=idle")], [0.1, "x", "0"]], { ...claude, pstlab: { ...claude.pstlab, query_answered: false } });
+    const noAnswer = capture([[0.1, "o", R("state=idle")], [0.1, "x", "0"]], {
+      ...claude,
+      pstlab: { ...claude.pstlab, query_answered: false },
+    });
     assert.match(check([noAnswer]).found("query")[0].message, /did not answer the query/);
     const silent = capture([[0.1, "o", "\x1b]7501;?\x1b\\"], [0.1, "x", "0"]]);
     assert.match(check([silent]).found("query")[0].message, /no report was ever sent/);
   });
   test("prompt-unreported, prompt-late, blocked-linger, blocked-unseen", () => {
-    const unreported = capture([[0.1, "o", WORK + R("state=working")], [1, "o", PROMPT], [2, "o", IDLE + R("state=idle")], [0.5, "x", "0"]]);
+    const unreported = capture([[0.1, "o", WORK + R("state=working")], [1, "o", PROMPT], [
+      2,
+      "o",
+      IDLE + R("state=idle"),
+    ], [0.5, "x", "0"]]);
     assert.equal(check([unreported]).found("prompt-unreported").length, 1);
-    const late = capture([[0.1, "o", WORK + R("state=working")], [1, "o", PROMPT], [1, "o", R("state=blocked:kind=permission")], [1, "o", WORK + R("state=working")], [0.5, "o", IDLE + R("state=idle")], [0.5, "x", "0"]]);
+    const late = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT],
+      [1, "o", R("state=blocked:kind=permission")],
+      [1, "o", WORK + R("state=working")],
+      [0.5, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
     assert.match(check([late]).found("prompt-late")[0].message, /blocked reported 1\.0\d s after it appeared/);
-    const linger = capture([[0.1, "o", WORK + R("state=working")], [1, "o", PROMPT + R("state=blocked:kind=permission")], [1, "o", WORK], [1, "o", R("state=working")], [0.5, "o", IDLE + R("state=idle")], [0.5, "x", "0"]]);
+    const linger = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT + R("state=blocked:kind=permission")],
+      [1, "o", WORK],
+      [1, "o", R("state=working")],
+      [0.5, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
     assert.match(check([linger]).found("blocked-linger")[0].message, /still blocked 1\.0\d s after it went/);
-    const unseen = capture([[0.1, "o", WORK + R("state=blocked:kind=question")], [2, "o", R("state=working")], [0.5, "x", "0"]]);
+    const unseen = capture([[0.1, "o", WORK + R("state=blocked:kind=question")], [2, "o", R("state=working")], [
+      0.5,
+      "x",
+      "0",
+    ]]);
     assert.equal(check([unseen]).found("blocked-unseen").length, 1);
     // Within the tolerance both ways: nothing.
-    const ok = capture([[0.1, "o", WORK + R("state=working")], [1, "o", R("state=blocked:kind=permission")], [0.2, "o", PROMPT], [1, "o", WORK], [0.2, "o", R("state=working")], [0.5, "o", IDLE + R("state=idle")], [0.5, "x", "0"]]);
+    const ok = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", R("state=blocked:kind=permission")],
+      [0.2, "o", PROMPT],
+      [1, "o", WORK],
+      [0.2, "o", R("state=working")],
+      [0.5, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
     const r = check([ok]);
     assert.equal(r.j.counts.violation, 0, JSON.stringify(r.j.files[0].findings));
     assert.equal(r.found("blocked-unseen").length, 0);
   });
   test("flap and disagreement", () => {
-    const flap = capture([[0.1, "o", PROMPT + R("state=blocked:kind=permission")], [0.05, "o", R("state=working")], [0.05, "o", R("state=blocked:kind=permission")], [1, "o", IDLE + R("state=idle")], [0.5, "x", "0"]]);
+    const flap = capture([
+      [0.1, "o", PROMPT + R("state=blocked:kind=permission")],
+      [0.05, "o", R("state=working")],
+      [0.05, "o", R("state=blocked:kind=permission")],
+      [1, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
     assert.match(check([flap]).found("flap")[0].message, /re-entered within 50 ms/);
-    const dis = capture([[0.1, "o", IDLE + R("state=working")], [6, "o", WORK], [1, "o", R("state=idle")], [0.5, "x", "0"]]);
+    const dis = capture([[0.1, "o", IDLE + R("state=working")], [6, "o", WORK], [1, "o", R("state=idle")], [
+      0.5,
+      "x",
+      "0",
+    ]]);
     assert.match(check([dis]).found("disagreement")[0].message, /working while the screen shows idle for 6\.0 s/);
   });
 });
@@ -153,7 +233,11 @@ describe("golden comparison", () => {
 
 describe("rules file", () => {
   test("expect/forbid assertions", () => {
-    const rules = writeTmp(dir, "r.toml", '[[expect]]\nwhen = "screen:blocked"\nthen = "protocol:blocked"\nwithin = "500ms"\n\n[[expect]]\nfinal = "done"\n\n[[forbid]]\nstate = "error"\n\n[[expect]]\nreports_min = 100\n');
+    const rules = writeTmp(
+      dir,
+      "r.toml",
+      '[[expect]]\nwhen = "screen:blocked"\nthen = "protocol:blocked"\nwithin = "500ms"\n\n[[expect]]\nfinal = "done"\n\n[[forbid]]\nstate = "error"\n\n[[expect]]\nreports_min = 100\n',
+    );
     const r = check([sim("no-blocked"), "--rules", rules]);
     const msgs = r.found("rule").map((f: { message: string }) => f.message).join("\n");
     assert.match(msgs, /r\.toml:1: screen:blocked at .* without protocol:blocked within 0\.5 s/);
@@ -162,12 +246,19 @@ describe("rules file", () => {
     assert.ok(!/r\.toml:9/.test(msgs));
   });
   test("unknown keys and bad durations are errors with file:line", () => {
-    const bad = writeTmp(dir, "bad.toml", '[[expect]]\nwhen = "screen:blocked"\nthen = "protocol:blocked"\nwithin = "soon"\n');
+    const bad = writeTmp(
+      dir,
+      "bad.toml",
+      '[[expect]]\nwhen = "screen:blocked"\nthen = "protocol:blocked"\nwithin = "soon"\n',
+    );
     const r = cli(["check", sim("correct"), "--rules", bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.toml:4: \[\[expect\]\]: bad within "soon"/);
     const unknown = writeTmp(dir, "unk.toml", '[[forbid]]\nstate = "error"\n\n[[expect]]\nwen = "x"\n');
-    assert.match(cli(["check", sim("correct"), "--rules", unknown]).stderr, /unk\.toml:5: \[\[expect\]\]: unknown key "wen"/);
+    assert.match(
+      cli(["check", sim("correct"), "--rules", unknown]).stderr,
+      /unk\.toml:5: \[\[expect\]\]: unknown key "wen"/,
+    );
   });
 });
 
@@ -178,10 +269,15 @@ describe("outputs", () => {
     assert.match(r.stdout, /\n {2}violations \(\d+\):\n/);
     assert.match(r.stdout.trim().split("\n").at(-1)!, /^check FAILED: \d+ violations, 0 warnings, 0 info \(1 file\)$/);
   });
-  test("JUnit parses as XML with one <failure> per violation", { skip: !which("python3") && "python3 is not installed" }, () => {
+  test("JUnit parses as XML with one <failure> per violation", {
+    skip: !which("python3") && "python3 is not installed",
+  }, () => {
     const r = cli(["check", sim("malformed"), sim("correct"), "--format", "junit"]);
     const violations = check([sim("malformed"), sim("correct")]).j.counts.violation;
-    const py = spawnSync("python3", ["-c", "import sys,xml.etree.ElementTree as E; r=E.fromstring(sys.stdin.read()); print(len(r.findall('.//testcase/failure')), len(r.findall('.//testcase')), r.get('failures'))"], { input: r.stdout, encoding: "utf8" });
+    const py = spawnSync("python3", [
+      "-c",
+      "import sys,xml.etree.ElementTree as E; r=E.fromstring(sys.stdin.read()); print(len(r.findall('.//testcase/failure')), len(r.findall('.//testcase')), r.get('failures'))",
+    ], { input: r.stdout, encoding: "utf8" });
     assert.equal(py.status, 0, py.stderr);
     const [failures, cases, attr] = py.stdout.trim().split(" ").map(Number);
     assert.equal(failures, violations);
@@ -205,15 +301,37 @@ describe("outputs", () => {
 
 describe("the simulated agent as a scripted CI session", () => {
   test("text and Enter in one read are submitted, as a real line editor does", () => {
-    const script = writeTmp(dir, "s.txt", [
-      "wait /for shortcuts/ 20s",
-      'send "fix the bug\\r"',
-      "wait /Worked for/ 30s",
-      'send "/exit\\r"',
-      "wait-exit 10s",
-    ].join("\n") + "\n");
+    const script = writeTmp(
+      dir,
+      "s.txt",
+      [
+        "wait /for shortcuts/ 20s",
+        'send "fix the bug\\r"',
+        "wait /Worked for/ 30s",
+        'send "/exit\\r"',
+        "wait-exit 10s",
+      ].join("\n") + "\n",
+    );
     const out = path.join(dir, "scripted.cast");
-    const r = cli(["record", "-q", "--script", script, "-o", out, "--", process.execPath, ...((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", "--no-check"] : []), path.join(ROOT, "main.ts"), "sim", "--tasks", "1", "--scale", "0.05", "--prompt-rate", "0"], { timeout: 90000 });
+    const r = cli([
+      "record",
+      "-q",
+      "--script",
+      script,
+      "-o",
+      out,
+      "--",
+      process.execPath,
+      ...((globalThis as { Deno?: unknown }).Deno ? ["run", "-A", "--no-check"] : []),
+      path.join(ROOT, "main.ts"),
+      "sim",
+      "--tasks",
+      "1",
+      "--scale",
+      "0.05",
+      "--prompt-rate",
+      "0",
+    ], { timeout: 90000 });
     assert.equal(r.code, 0, r.stderr);
     const text = fs.readFileSync(out, "utf8");
     assert.match(text, /fix the bug/);

@@ -13,7 +13,6 @@ const STREAM = "\x1b]7501;?\x1b\\hello \x1b]7501;state=working:progress=40:app=c
   "\x1b]7501;state=blocked:id=deploy/eu:kind=permission:msg=QXBwbHk/\x07" +
   "\x1b]7501;state=idle:msg=a\x07\x1b]7501;state=nope\x07\x1b]9;4;1;5\x07\x1b]133;A\x07\x1b]7501;state=done:id=x\x1b\\";
 
-
 describe("CLI conventions", () => {
   test("--version and help", () => {
     const v = cli(["--version"]);
@@ -33,7 +32,18 @@ describe("CLI conventions", () => {
     }
   });
   test("bad usage: one line on stderr, exit 2, no stack trace", () => {
-    for (const args of [["nosuch"], ["scan", "--bogus"], ["scan", "a", "b"], ["status", "--at", "soon"], ["emit"], ["emit", "working", "--progress", "x"], ["scan", "/nonexistent/file"], ["convert", "a"]]) {
+    for (
+      const args of [
+        ["nosuch"],
+        ["scan", "--bogus"],
+        ["scan", "a", "b"],
+        ["status", "--at", "soon"],
+        ["emit"],
+        ["emit", "working", "--progress", "x"],
+        ["scan", "/nonexistent/file"],
+        ["convert", "a"],
+      ]
+    ) {
       const r = cli(args);
       assert.equal(r.code, 2, args.join(" "));
       assert.equal(r.stderr.trim().split("\n").length, 1, `${args.join(" ")}: ${r.stderr}`);
@@ -44,7 +54,11 @@ describe("CLI conventions", () => {
     assert.equal(none.code, 2);
   });
   test("bad fixtures name file and line", () => {
-    const p = writeTmp(dir, "bad.cast", '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","ok"]\n[0.1,"r","huge"]\n');
+    const p = writeTmp(
+      dir,
+      "bad.cast",
+      '{"version":3,"term":{"cols":80,"rows":24}}\n[0.1,"o","ok"]\n[0.1,"r","huge"]\n',
+    );
     const r = cli(["scan", p]);
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim(), `pstlab: ${p}:3: resize data must be "COLSxROWS", got "huge"`);
@@ -56,12 +70,29 @@ describe("scan", () => {
     const r = cli(["scan", "--json", "-"], { input: STREAM });
     assert.equal(r.code, 0, r.stderr);
     const evs = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(evs.map((e) => e.type), ["query", "report", "report", "discarded", "ignored", "lifecycle", "report"]);
+    assert.deepEqual(evs.map((e) => e.type), [
+      "query",
+      "report",
+      "report",
+      "discarded",
+      "ignored",
+      "lifecycle",
+      "report",
+    ]);
     for (const e of evs) assert.equal(e.t, 0); // raw input
     assert.equal(evs[0].reply, "\x1b]7501;?\x1b\\");
     const { t: _t, type: _ty, ...r1 } = evs[1];
     assert.deepEqual(Object.keys(r1).slice(0, 8), ["id", "state", "kind", "progress", "app", "title", "msg", "source"]);
-    assert.deepEqual([r1.id, r1.state, r1.kind, r1.progress, r1.app, r1.title, r1.msg, r1.source], [null, "working", null, 40, "cargo", null, null, "osc7501"]);
+    assert.deepEqual([r1.id, r1.state, r1.kind, r1.progress, r1.app, r1.title, r1.msg, r1.source], [
+      null,
+      "working",
+      null,
+      40,
+      "cargo",
+      null,
+      null,
+      "osc7501",
+    ]);
     assert.deepEqual([evs[2].id, evs[2].kind, evs[2].msg], ["deploy/eu", "permission", "Apply?"]);
     assert.deepEqual([evs[3].reason, evs[3].raw], ["bad-base64", "\x1b]7501;state=idle:msg=a\x07"]);
     assert.equal(evs[4].reason, "unknown-state");
@@ -69,7 +100,15 @@ describe("scan", () => {
     assert.deepEqual([evs[5].event, evs[5].removed], ["prompt", [null, "deploy/eu"]]);
   });
   test("recordings: times from the file, exit events are lifetime events", () => {
-    const p = writeTmp(dir, "rec.cast", castText([[0.5, "o", "\x1b]7501;state=working\x07"], [1.25, "o", "\x1b]7501;state=done:id=a\x07"], [0.25, "x", "0"]]));
+    const p = writeTmp(
+      dir,
+      "rec.cast",
+      castText([[0.5, "o", "\x1b]7501;state=working\x07"], [1.25, "o", "\x1b]7501;state=done:id=a\x07"], [
+        0.25,
+        "x",
+        "0",
+      ]]),
+    );
     const evs = cli(["scan", "--json", p]).stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(evs.map((e) => [e.t, e.type]), [[0.5, "report"], [1.75, "report"], [2, "lifecycle"]]);
     assert.deepEqual([evs[2].event, evs[2].removed], ["exit", [null]]);
@@ -91,23 +130,45 @@ describe("scan", () => {
     const r = cli(["scan", "-"], { input: STREAM });
     assert.match(r.stdout, /^ TIME +TYPE +ID\/REASON +STATE +DETAILS\n/);
     assert.match(r.stdout, /report +\(root\) +working +progress=40 app=cargo/);
-    assert.match(r.stdout, /discarded +bad-base64 +\\e\]7501;state=idle:msg=a\\a +\(msg is not valid standard base64\)/);
+    assert.match(
+      r.stdout,
+      /discarded +bad-base64 +\\e\]7501;state=idle:msg=a\\a +\(msg is not valid standard base64\)/,
+    );
     assert.doesNotMatch(r.stdout, /\x1b/); // NO_COLOR, and capture bytes are made visible
   });
 });
 
 describe("status", () => {
   test("--json at the end: root first, then ids in lexicographic order", () => {
-    const input = "\x1b]7501;state=working:id=b:app=x\x07\x1b]7501;state=done:id=a/c\x07\x1b]7501;state=idle:app=root\x07\x1b]7501;state=blocked:id=a\x07";
+    const input =
+      "\x1b]7501;state=working:id=b:app=x\x07\x1b]7501;state=done:id=a/c\x07\x1b]7501;state=idle:app=root\x07\x1b]7501;state=blocked:id=a\x07";
     const r = cli(["status", "--json", "-"], { input });
     const { records } = JSON.parse(r.stdout);
     assert.deepEqual(records.map((x: { id: string }) => x.id), [null, "a", "a/c", "b"]);
-    assert.deepEqual(Object.keys(records[0]), ["id", "state", "kind", "progress", "app", "effectiveApp", "title", "msg"]);
+    assert.deepEqual(Object.keys(records[0]), [
+      "id",
+      "state",
+      "kind",
+      "progress",
+      "app",
+      "effectiveApp",
+      "title",
+      "msg",
+    ]);
     assert.deepEqual(records.map((x: { effectiveApp: string }) => x.effectiveApp), ["root", "root", "root", "x"]);
   });
   test("--at picks the time", () => {
-    const p = writeTmp(dir, "at.cast", castText([[1, "o", "\x1b]7501;state=working\x07"], [1, "o", "\x1b]7501;state=blocked\x07"], [1, "o", "\x1b]133;A\x07"]]));
-    const at = (s: string) => JSON.parse(cli(["status", "--json", p, "--at", s]).stdout).records.map((x: { state: string }) => x.state);
+    const p = writeTmp(
+      dir,
+      "at.cast",
+      castText([[1, "o", "\x1b]7501;state=working\x07"], [1, "o", "\x1b]7501;state=blocked\x07"], [
+        1,
+        "o",
+        "\x1b]133;A\x07",
+      ]]),
+    );
+    const at = (s: string) =>
+      JSON.parse(cli(["status", "--json", p, "--at", s]).stdout).records.map((x: { state: string }) => x.state);
     assert.deepEqual(at("0.5"), []);
     assert.deepEqual(at("1"), ["working"]);
     assert.deepEqual(at("2500ms"), ["blocked"]);
@@ -117,9 +178,26 @@ describe("status", () => {
 
 describe("emit", () => {
   test("one well-formed sequence, ST by default", () => {
-    const r = cli(["emit", "blocked", "Apply these changes?", "--kind", "permission", "--app", "terraform", "--id", "eu", "--progress", "10", "--title", "EU"]);
+    const r = cli([
+      "emit",
+      "blocked",
+      "Apply these changes?",
+      "--kind",
+      "permission",
+      "--app",
+      "terraform",
+      "--id",
+      "eu",
+      "--progress",
+      "10",
+      "--title",
+      "EU",
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, "\x1b]7501;state=blocked:id=eu:kind=permission:progress=10:app=terraform:title=RVU=:msg=QXBwbHkgdGhlc2UgY2hhbmdlcz8=\x1b\\");
+    assert.equal(
+      r.stdout,
+      "\x1b]7501;state=blocked:id=eu:kind=permission:progress=10:app=terraform:title=RVU=:msg=QXBwbHkgdGhlc2UgY2hhbmdlcz8=\x1b\\",
+    );
   });
   test("--bel, --tmux, query", () => {
     assert.equal(cli(["emit", "done", "--bel"]).stdout, "\x1b]7501;state=done\x07");
@@ -133,7 +211,17 @@ describe("emit", () => {
     assert.deepEqual([ev.state, ev.msg, ev.app, ev.progress], ["working", "héllo", "x", 7]);
   });
   test("refuses what a strict terminal would reject or drop", () => {
-    for (const args of [["nope"], ["idle", "--id", "bad!"], ["idle", "two\nlines"], ["idle", "--kind", "auth"], ["blocked", "--kind", "dance"], ["idle", "--app", "x".repeat(33)], ["working", "--progress", "101"]]) {
+    for (
+      const args of [
+        ["nope"],
+        ["idle", "--id", "bad!"],
+        ["idle", "two\nlines"],
+        ["idle", "--kind", "auth"],
+        ["blocked", "--kind", "dance"],
+        ["idle", "--app", "x".repeat(33)],
+        ["working", "--progress", "101"],
+      ]
+    ) {
       const r = cli(["emit", ...args]);
       assert.equal(r.code, 2, args.join(" "));
       assert.match(r.stderr, /^pstlab: emit: /);

@@ -19,4 +19,22 @@ import { command as explain } from "./explain.ts";
 import { command as screen } from "./screen.ts";
 import { command as check } from "./check.ts";
 
-export const COMMANDS: Command[] = [record, play, report, check, scan, status, emit, info, convert, cat, trim, redact, detect, explain, screen, sim, demo];
+export const COMMANDS: Command[] = [
+  record,
+  play,
+  report,
+  check,
+  scan,
+  status,
+  emit,
+  info,
+  convert,
+  cat,
+  trim,
+  redact,
+  detect,
+  explain,
+  screen,
+  sim,
+  demo,
+];

@@ -4,7 +4,7 @@
 
 import { BrokenPipe, writeAllSync } from "../recording/sink.ts";
 import { UserError } from "../errors.ts";
-import { type CommandDef, helpText, type Options, type Parsed, parseCommand } from "./options.ts";
+import { type CommandDef, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
 
 /** A command that wants a specific exit code, with an optional message (`--return`, gates, script failures). */
 export class ExitCode extends Error {
@@ -31,7 +31,10 @@ export interface Command {
 }
 
 /** A command from its option table and its body: parsing and --help are done here, once. */
-export function defineCommand<O extends Options>(spec: CommandDef<O>, body: (p: Parsed<O>) => number | Promise<number>): Command {
+export function defineCommand<O extends Options>(
+  spec: CommandDef<O>,
+  body: (p: Parsed<O>) => number | Promise<number>,
+): Command {
   return {
     spec: spec as unknown as CommandDef<Options>,
     run: async (argv) => {

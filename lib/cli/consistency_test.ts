@@ -48,7 +48,10 @@ describe("one line and exit 2 for bad input", () => {
     oneLineError(["report", BUNDLED, DEPLOY, "--jobs", "2", "--detectors", "nope"], /unknown detector "nope"/);
   });
   test("a gate naming a detector that is not in the run", () => {
-    oneLineError(["report", BUNDLED, "--gate", "protcol", "--max-missed", "0"], /--gate protcol is not a detector of this run/);
+    oneLineError(
+      ["report", BUNDLED, "--gate", "protcol", "--max-missed", "0"],
+      /--gate protcol is not a detector of this run/,
+    );
   });
   test("writing into a folder that does not exist; a .ttyrec output", () => {
     oneLineError(["convert", DEPLOY, path.join(dir, "no/such/x.cast")], /folder .*no\/such does not exist/);
@@ -66,7 +69,13 @@ describe("one line and exit 2 for bad input", () => {
 });
 
 describe("--manifest auto", () => {
-  const py = writeTmp(dir, "py.cast", castText([[0.1, "o", "Continue? [y/N] "], [1, "m", "end"]], { command: "python3 -c 'input(\"Continue? [y/N] \")'" }));
+  const py = writeTmp(
+    dir,
+    "py.cast",
+    castText([[0.1, "o", "Continue? [y/N] "], [1, "m", "end"]], {
+      command: "python3 -c 'input(\"Continue? [y/N] \")'",
+    }),
+  );
   test("generic for a python input() prompt, claude for the bundled capture", () => {
     const a = JSON.parse(cli(["detect", py, "--json"]).stdout);
     assert.equal(a.manifest.name, "generic");
@@ -75,9 +84,17 @@ describe("--manifest auto", () => {
     assert.equal(b.manifest.name, "claude");
   });
   test("with no command or title, the screen's markers decide", () => {
-    const raw = writeTmp(dir, "agent.raw", "\x1b[2J\x1b[H Gemini CLI v0.9\r\n\r\n│ Apply this change?\r\n│ ● 1. Yes, allow once\r\n");
+    const raw = writeTmp(
+      dir,
+      "agent.raw",
+      "\x1b[2J\x1b[H Gemini CLI v0.9\r\n\r\n│ Apply this change?\r\n│ ● 1. Yes, allow once\r\n",
+    );
     const j = JSON.parse(cli(["detect", raw, "--json"]).stdout);
-    assert.deepEqual([j.manifest.name, j.manifest.why, j.state], ["gemini", "the screen shows Gemini CLI's input box", "blocked"]);
+    assert.deepEqual([j.manifest.name, j.manifest.why, j.state], [
+      "gemini",
+      "the screen shows Gemini CLI's input box",
+      "blocked",
+    ]);
     const plain = writeTmp(dir, "plain.raw", "hello\r\n");
     assert.equal(JSON.parse(cli(["detect", plain, "--json"]).stdout).manifest.name, "claude");
   });
@@ -95,7 +112,11 @@ describe("--manifest auto", () => {
 
 describe("report outputs", () => {
   test("--size on a raw stream: the HTML page embeds the size the analysis used", () => {
-    const raw = writeTmp(dir, "s.raw", "\x1b]7501;state=working\x1b\\hi\r\n\x1b]7501;state=blocked:kind=question\x1b\\ok? \x1b]7501;state=idle\x1b\\");
+    const raw = writeTmp(
+      dir,
+      "s.raw",
+      "\x1b]7501;state=working\x1b\\hi\r\n\x1b]7501;state=blocked:kind=question\x1b\\ok? \x1b]7501;state=idle\x1b\\",
+    );
     const html = path.join(dir, "s.html");
     const r = cli(["report", raw, "--size", "80x24", "--format", "html", "-o", html]);
     assert.equal(r.code, 0, r.stderr);
@@ -107,8 +128,26 @@ describe("report outputs", () => {
   });
   test("--export-* from one analysis equal separate runs", () => {
     const base = ["report", BUNDLED, "--detectors", "protocol,screen:claude@50ms,quiet>=2s", "--max-missed", "5"];
-    const ex = { json: path.join(dir, "e.json"), markdown: path.join(dir, "e.md"), junit: path.join(dir, "e.xml"), csv: path.join(dir, "e.csv"), html: path.join(dir, "e.html") };
-    const all = cli([...base, "--export-json", ex.json, "--export-markdown", ex.markdown, "--export-junit", ex.junit, "--export-csv", ex.csv, "--export-html", ex.html]);
+    const ex = {
+      json: path.join(dir, "e.json"),
+      markdown: path.join(dir, "e.md"),
+      junit: path.join(dir, "e.xml"),
+      csv: path.join(dir, "e.csv"),
+      html: path.join(dir, "e.html"),
+    };
+    const all = cli([
+      ...base,
+      "--export-json",
+      ex.json,
+      "--export-markdown",
+      ex.markdown,
+      "--export-junit",
+      ex.junit,
+      "--export-csv",
+      ex.csv,
+      "--export-html",
+      ex.html,
+    ]);
     assert.equal(all.code, 0, all.stderr);
     assert.match(all.stdout, /^Detector +Median latency/m);
     for (const [fmt, file] of Object.entries(ex)) {
@@ -128,7 +167,10 @@ describe("-o everywhere a file is written", () => {
     const t = path.join(dir, "o3.cast");
     assert.equal(cli(["trim", DEPLOY, "--to", "1", "-o", t]).code, 0);
     assert.ok(fs.existsSync(t));
-    oneLineError(["redact", DEPLOY, "-o", path.join(dir, "o4.cast"), path.join(dir, "o5.cast"), "--pattern", "x"], /give the output once/);
+    oneLineError(
+      ["redact", DEPLOY, "-o", path.join(dir, "o4.cast"), path.join(dir, "o5.cast"), "--pattern", "x"],
+      /give the output once/,
+    );
     oneLineError(["convert", DEPLOY], /missing the output/);
   });
 });

@@ -16,7 +16,7 @@ export const spec = {
   notes: [
     "Formats are inferred from extensions (.cast → v3, .raw → raw; input by content).",
     "Conversion to v3 is byte-exact: reads that are not valid UTF-8 keep their bytes in",
-    "a private \"b\" event; a character split across reads moves to the later read (reported).",
+    'a private "b" event; a character split across reads moves to the later read (reported).',
     "`-` is stdin/stdout. v2 output plays in asciinema 2.x (it has no exit event).",
   ],
   examples: [
@@ -31,7 +31,10 @@ export const command = defineCommand(spec, async (p) => {
   const [inPath, outPath] = inAndOut("convert", p.positionals, p.values.output);
   if (sameFile(inPath, outPath)) throw new UsageError(`convert: refusing to write over the input ${inPath}`);
   const rec = await openInput(inPath, p.values);
-  const header = { ...rec.header, provenance: rec.header.provenance ?? provenance({ query_answered: null, converted_from: rec.format }) };
+  const header = {
+    ...rec.header,
+    provenance: rec.header.provenance ?? provenance({ query_answered: null, converted_from: rec.format }),
+  };
   const o = openOutput(outPath, header, p.values);
   await writeAll(o, rec.events);
   printWarnings(rec);

@@ -20,13 +20,23 @@ export const spec = {
   usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE] [--protocol MODE]",
   options: {
     "no-live": flag("only the bundled capture"),
-    "no-report": flag("only record the live session (with --record: how fixtures/make-sim-captures.sh makes its captures)"),
+    "no-report": flag(
+      "only record the live session (with --record: how fixtures/make-sim-captures.sh makes its captures)",
+    ),
     tasks: number("N", "tasks in the live session (default 3)", { min: 1, max: 1000, integer: true }),
     scale: number("F", "live session speed: durations × F (default 0.3)", { min: 0.05, max: 10 }),
-    seed: number("N", "seed for the agent and its simulated user (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
+    seed: number("N", "seed for the agent and its simulated user (default 7)", {
+      min: 0,
+      max: 2 ** 32 - 1,
+      integer: true,
+    }),
     record: text("FILE", "keep the live recording here (default: a temporary file)"),
     format: choice("FORMAT", ["table", "markdown"] as const, "table (default) or markdown"),
-    protocol: { ...PROTOCOL, help: "how the simulated agent reports: correct (default) or a regression that\ncheck must catch: none, late=DURATION, no-blocked, stale, malformed, children, flap" },
+    protocol: {
+      ...PROTOCOL,
+      help:
+        "how the simulated agent reports: correct (default) or a regression that\ncheck must catch: none, late=DURATION, no-blocked, stale, malformed, children, flap",
+    },
   },
   positionals: NONE,
   notes: [
@@ -51,7 +61,9 @@ export const command = defineCommand(spec, async (p) => {
   const bundled = fx ? path.join(fx, "captures", "fake-claude.cast") : null;
   if (!v.record && bundled && fs.existsSync(bundled)) {
     const rel = path.relative(process.cwd(), bundled) || bundled;
-    out(`# 1. The bundled capture: a simulated Claude-like agent recorded by pstlab, truth from its labels.\n$ pstlab report ${rel}\n\n`);
+    out(
+      `# 1. The bundled capture: a simulated Claude-like agent recorded by pstlab, truth from its labels.\n$ pstlab report ${rel}\n\n`,
+    );
     await report.run([rel.startsWith("..") ? bundled : rel, "--format", fmt]);
     out("\n");
   }
@@ -64,27 +76,74 @@ export const command = defineCommand(spec, async (p) => {
   const file = v.record ?? path.join(dir!, "live.cast");
   const protocol = v.protocol ?? { mode: "correct" };
   const mode = protocol.mode === "late" ? `late=${protocol.delay}s` : protocol.mode;
-  const argvSim = [...selfArgv(), "sim", "--seed", String(seed), "--tasks", String(tasks), "--scale", String(scale), "--protocol", mode];
-  out(`# ${bundled && !v.record ? "2" : "1"}. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${tasks === 1 ? "" : "s"}, durations × ${scale}, emitter ${mode}); pstlab answers its OSC 7501 query.\n`);
-  const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const argvSim = [
+    ...selfArgv(),
+    "sim",
+    "--seed",
+    String(seed),
+    "--tasks",
+    String(tasks),
+    "--scale",
+    String(scale),
+    "--protocol",
+    mode,
+  ];
+  out(
+    `# ${
+      bundled && !v.record ? "2" : "1"
+    }. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${
+      tasks === 1 ? "" : "s"
+    }, durations × ${scale}, emitter ${mode}); pstlab answers its OSC 7501 query.\n`,
+  );
+  const env: Record<string, string> = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
   env.TERM = "xterm-256color";
   // A generous cap: a task takes ~25 s at scale 1; a stuck session must still end.
-  const opts = { argv: argvSim, cols: 120, rows: 32, headless: true, captureInput: false, answer: true, env, forwardStdin: false, stdoutFd: null, timeout: Math.max(120, tasks * 60 * scale + 120) };
+  const opts = {
+    argv: argvSim,
+    cols: 120,
+    rows: 32,
+    headless: true,
+    captureInput: false,
+    answer: true,
+    env,
+    forwardStdin: false,
+    stdoutFd: null,
+    timeout: Math.max(120, tasks * 60 * scale + 120),
+  };
   const header = headerFor(opts, {
-    title: "pstlab sim (simulated Claude-like agent)", envCapture: {},
-    provenance: provenance({ query_answered: true, emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`, truth: "labels-fifo (the agent's own state)" }),
+    title: "pstlab sim (simulated Claude-like agent)",
+    envCapture: {},
+    provenance: provenance({
+      query_answered: true,
+      emitter: `pstlab-sim seed=${seed} tasks=${tasks} scale=${scale}`,
+      truth: "labels-fifo (the agent's own state)",
+    }),
   });
-  header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${mode === "correct" ? "" : ` --protocol ${mode}`}`;
+  header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${
+    mode === "correct" ? "" : ` --protocol ${mode}`
+  }`;
   const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
   const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();
   const r = await runSession({
     ...opts,
     onWarning: warn,
-    driver: (host) => runBot(host, { seed, tasks, scale, log: (s) => err(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${s}\n`) }),
+    driver: (host) =>
+      runBot(host, {
+        seed,
+        tasks,
+        scale,
+        log: (s) => err(`  [${((performance.now() - t0) / 1000).toFixed(1)} s] ${s}\n`),
+      }),
   }, o.writer);
   o.file.close();
-  err(`  recorded ${path.relative(process.cwd(), file) || file}: ${r.duration.toFixed(1)} s, ${r.reports} OSC 7501 reports, exit ${r.status}\n\n`);
+  err(
+    `  recorded ${path.relative(process.cwd(), file) || file}: ${
+      r.duration.toFixed(1)
+    } s, ${r.reports} OSC 7501 reports, exit ${r.status}\n\n`,
+  );
   if (v["no-report"]) return 0;
   const shown = v.record ? file : "<live.cast>";
   out(`$ pstlab report ${shown}\n\n`);

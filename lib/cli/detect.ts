@@ -1,6 +1,6 @@
 // `pstlab detect`: what a detector says at a time.
 
-import { out, defineCommand } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
 import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
@@ -18,12 +18,17 @@ export const spec = {
   options: {
     manifest: MANIFEST,
     at: AT,
-    detector: text("NAME", "another detector: protocol, question, quiet>=2s, combined:claude,\nherdr:claude, hash@500ms, … (replayed from the start at its own rate)"),
-    json: flag("{\"t\", \"state\", \"needsYou\", \"rule\", \"evidence\", \"manifest\", …}"),
+    detector: text(
+      "NAME",
+      "another detector: protocol, question, quiet>=2s, combined:claude,\nherdr:claude, hash@500ms, … (replayed from the start at its own rate)",
+    ),
+    json: flag('{"t", "state", "needsYou", "rule", "evidence", "manifest", …}'),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
-  notes: ["Works on recordings, raw streams and screen snapshots (.ansi.txt, .snap); --size sets the size of raw input."],
+  notes: [
+    "Works on recordings, raw streams and screen snapshots (.ansi.txt, .snap); --size sets the size of raw input.",
+  ],
   examples: [
     "pstlab detect session.cast --at 61.2",
     "pstlab detect ../shared/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt --json",
@@ -34,16 +39,34 @@ export const spec = {
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
-  const detector = createDetector(withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name), resolveManifest);
+  const detector = createDetector(
+    withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name),
+    resolveManifest,
+  );
   const at = p.values.at;
   const { timelines, end } = await runDetectors(rec.header, rec.events, [detector], { until: at });
   const v = verdictAt(timelines[0], end)!;
-  const result = { t: round6(end), state: v.state, needsYou: v.needsYou, rule: v.rule, evidence: v.evidence, kind: v.kind ?? null, detector: detector.name, manifest: { name: chosen.name, why: chosen.why } };
+  const result = {
+    t: round6(end),
+    state: v.state,
+    needsYou: v.needsYou,
+    rule: v.rule,
+    evidence: v.evidence,
+    kind: v.kind ?? null,
+    detector: detector.name,
+    manifest: { name: chosen.name, why: chosen.why },
+  };
   if (p.values.json) out(JSON.stringify(result) + "\n");
   else {
     out(`manifest ${chosen.name} (${disarm(chosen.why)})\n`);
-    out(`${end.toFixed(3)} s  ${detector.name}: ${v.state}${v.needsYou ? " (needs you" + (v.kind ? `: ${v.kind}` : "") + ")" : ""}` +
-      `${v.rule ? `  rule ${v.rule}` : "  (no rule matched)"}${v.evidence ? `  evidence "${disarm(v.evidence)}"` : ""}\n`);
+    out(
+      `${end.toFixed(3)} s  ${detector.name}: ${v.state}${
+        v.needsYou ? " (needs you" + (v.kind ? `: ${v.kind}` : "") + ")" : ""
+      }` +
+        `${v.rule ? `  rule ${v.rule}` : "  (no rule matched)"}${
+          v.evidence ? `  evidence "${disarm(v.evidence)}"` : ""
+        }\n`,
+    );
   }
   printWarnings(rec);
   return 0;

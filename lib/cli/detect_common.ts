@@ -10,8 +10,14 @@ import { autoManifest } from "../../replay/analyze.ts";
 import type { OpenOptions } from "../recording/open.ts";
 
 /** --manifest: a name or path as given, or `auto` (the default) chosen from the recording. */
-export async function pickManifest(rec: Recording, flag: string | undefined, open: OpenOptions = {}): Promise<ManifestChoice & { manifest: Manifest }> {
-  const choice = !flag || flag === AUTO ? await autoManifest(rec.path, rec.header, open) : { name: flag, why: "--manifest" };
+export async function pickManifest(
+  rec: Recording,
+  flag: string | undefined,
+  open: OpenOptions = {},
+): Promise<ManifestChoice & { manifest: Manifest }> {
+  const choice = !flag || flag === AUTO
+    ? await autoManifest(rec.path, rec.header, open)
+    : { name: flag, why: "--manifest" };
   return { ...choice, manifest: resolveManifest(choice.name) };
 }
 

@@ -9,7 +9,8 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "emit",
   summary: "print one OSC 7501 sequence (or the query) for shell scripts",
-  usage: "pstlab emit STATE [MESSAGE] [--id ID] [--app APP] [--kind KIND] [--progress N] [--title TEXT] [--bel] [--tmux]",
+  usage:
+    "pstlab emit STATE [MESSAGE] [--id ID] [--app APP] [--kind KIND] [--progress N] [--title TEXT] [--bel] [--tmux]",
   args: [
     ["STATE", "idle, working, done, blocked, error, clear — or `query`"],
     ["MESSAGE", "one line of text (sent base64-encoded as msg)"],
@@ -30,9 +31,9 @@ export const spec = {
     "silently drop, so a script learns at once that its report would not arrive.",
   ],
   examples: [
-    "pstlab emit working \"Syncing photos\" --app rsync --progress 40",
-    "pstlab emit blocked \"Apply these changes?\" --kind permission --app terraform",
-    "rsync -a src dst && pstlab emit done \"Synced\" || pstlab emit error \"rsync failed\"",
+    'pstlab emit working "Syncing photos" --app rsync --progress 40',
+    'pstlab emit blocked "Apply these changes?" --kind permission --app terraform',
+    'rsync -a src dst && pstlab emit done "Synced" || pstlab emit error "rsync failed"',
     "pstlab emit query --bel",
   ],
 };
@@ -42,21 +43,33 @@ export const command = defineCommand(spec, (p) => {
   const v = p.values;
   const terminator = v.bel ? "bel" : "st";
   if (state === "query") {
-    if (message !== undefined || v.id || v.app || v.kind || v.progress !== undefined || v.title) throw new UsageError("emit query takes no message or fields");
+    if (message !== undefined || v.id || v.app || v.kind || v.progress !== undefined || v.title) {
+      throw new UsageError("emit query takes no message or fields");
+    }
     const q = encodeQuery(terminator);
     out(new TextDecoder().decode(v.tmux ? wrapTmux(q) : q));
     return 0;
   }
   const progress = v.progress ?? null;
   const r = encodeReport(
-    { state, id: v.id ?? null, kind: v.kind ?? null, progress, app: v.app ?? null, title: v.title ?? null, msg: message ?? null },
+    {
+      state,
+      id: v.id ?? null,
+      kind: v.kind ?? null,
+      progress,
+      app: v.app ?? null,
+      title: v.title ?? null,
+      msg: message ?? null,
+    },
     { terminator, tmux: v.tmux ? 1 : 0 },
   );
   if (!r.ok) throw new UsageError(`emit: refused: ${r.detail} (${r.reason})`);
   let s = new TextDecoder().decode(r.bytes);
   if (v.osc94) {
     if (v.id) throw new UsageError("emit: --osc94 mirrors the root record only (no --id)");
-    const mirror = new TextEncoder().encode(`\x1b]9;${osc94Mirror(state, progress)}${terminator === "st" ? "\x1b\\" : "\x07"}`);
+    const mirror = new TextEncoder().encode(
+      `\x1b]9;${osc94Mirror(state, progress)}${terminator === "st" ? "\x1b\\" : "\x07"}`,
+    );
     s += new TextDecoder().decode(v.tmux ? wrapTmux(mirror) : mirror);
   }
   out(s);

@@ -46,7 +46,11 @@ describe("byte-exact round trips on real captures", { skip: !hasShared && "../sh
 
 describe("ttyrec", () => {
   test("hand-built frames: byte-exact, times from the frame headers", () => {
-    const frames = [encodeTtyrecFrame(0, te.encode("\x1b[8;30;100thello ")), encodeTtyrecFrame(0.25, new Uint8Array([0xe2, 0x82])), encodeTtyrecFrame(1.5, new Uint8Array([0xac, 0xff]))];
+    const frames = [
+      encodeTtyrecFrame(0, te.encode("\x1b[8;30;100thello ")),
+      encodeTtyrecFrame(0.25, new Uint8Array([0xe2, 0x82])),
+      encodeTtyrecFrame(1.5, new Uint8Array([0xac, 0xff])),
+    ];
     const p = writeTmp(dir, "hand.ttyrec", new Uint8Array(frames.flatMap((f) => [...f])));
     const info = JSON.parse(cli(["info", "--json", p]).stdout);
     assert.equal(info.format, "ttyrec");
@@ -54,7 +58,10 @@ describe("ttyrec", () => {
     assert.equal(info.duration_s, 1.5);
     const cast = path.join(dir, "hand.cast");
     assert.equal(cli(["convert", p, cast]).code, 0);
-    assert.deepEqual(cli(["convert", cast, "-", "--format", "raw"]).bytes, new Uint8Array([...te.encode("\x1b[8;30;100thello "), 0xe2, 0x82, 0xac, 0xff]));
+    assert.deepEqual(
+      cli(["convert", cast, "-", "--format", "raw"]).bytes,
+      new Uint8Array([...te.encode("\x1b[8;30;100thello "), 0xe2, 0x82, 0xac, 0xff]),
+    );
   });
   test("a truncated frame is a clear error", () => {
     const f = encodeTtyrecFrame(0, te.encode("abcdef"));
@@ -65,7 +72,10 @@ describe("ttyrec", () => {
   });
   test("recorded by the real ttyrec", { skip: !which("ttyrec") && "ttyrec is not installed" }, () => {
     const p = path.join(dir, "real.ttyrec");
-    const r = spawnSync("ttyrec", ["-e", "printf 'one\\n'; sleep 0.2; printf 'two \\342\\202\\254\\n'", p], { timeout: 20000, stdio: ["ignore", "ignore", "pipe"] });
+    const r = spawnSync("ttyrec", ["-e", "printf 'one\\n'; sleep 0.2; printf 'two \\342\\202\\254\\n'", p], {
+      timeout: 20000,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     assert.equal(r.status, 0, String(r.stderr));
     const raw = read(p);
     const payload: number[] = [];
@@ -85,17 +95,32 @@ describe("util-linux script timing", { skip: !which("script") && "script is not 
   for (const mode of ["advanced", "classic"] as const) {
     test(`${mode} format, recorded by the real script`, () => {
       const sub = fs.mkdtempSync(path.join(dir, "script-"));
-      const args = ["-q", "-T", "timing", "-O", "out.log", "-m", mode, "-c", "printf 'a\\342\\202'; sleep 0.2; printf '\\254b\\n'; exit 4"];
+      const args = [
+        "-q",
+        "-T",
+        "timing",
+        "-O",
+        "out.log",
+        "-m",
+        mode,
+        "-c",
+        "printf 'a\\342\\202'; sleep 0.2; printf '\\254b\\n'; exit 4",
+      ];
       if (mode === "advanced") args.splice(5, 0, "-I", "in.log");
       const r = spawnSync("script", args, { cwd: sub, timeout: 20000, stdio: ["ignore", "ignore", "pipe"] });
       assert.equal(r.status, 0, String(r.stderr));
       const log = read(path.join(sub, "out.log"));
       const start = log.indexOf(0x0a) + 1;
       const total = fs.readFileSync(path.join(sub, "timing"), "utf8").trim().split("\n")
-        .map((l) => l.split(" ")).filter((f) => f.length === 2 || f[0] === "O").reduce((n, f) => n + Number(f.at(-1)), 0);
+        .map((l) => l.split(" ")).filter((f) => f.length === 2 || f[0] === "O").reduce(
+          (n, f) => n + Number(f.at(-1)),
+          0,
+        );
       const session = log.subarray(start, start + total);
       const cast = path.join(sub, "s.cast");
-      const args2 = mode === "advanced" ? ["convert", path.join(sub, "timing"), cast] : ["convert", path.join(sub, "out.log"), cast, "--timing", path.join(sub, "timing")];
+      const args2 = mode === "advanced"
+        ? ["convert", path.join(sub, "timing"), cast]
+        : ["convert", path.join(sub, "out.log"), cast, "--timing", path.join(sub, "timing")];
       const c = cli(args2);
       assert.equal(c.code, 0, c.stderr);
       assert.deepEqual(cli(["convert", cast, "-", "--format", "raw"]).bytes, session);
@@ -116,7 +141,13 @@ describe("util-linux script timing", { skip: !which("script") && "script is not 
 describe("asciinema 2.2 interoperability", { skip: !which("asciinema") && "asciinema is not installed" }, () => {
   test("asciinema rec → pstlab reads it; pstlab v2 → asciinema cat prints the same bytes", () => {
     const rec = path.join(dir, "asc.cast");
-    const r = spawnSync("asciinema", ["rec", "-q", "-c", "printf 'hi\\033[1mbold\\033[0m\\n'; printf 'caf\\303\\251\\n'", rec], { timeout: 20000, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, SHELL: "/bin/bash" } });
+    const r = spawnSync("asciinema", [
+      "rec",
+      "-q",
+      "-c",
+      "printf 'hi\\033[1mbold\\033[0m\\n'; printf 'caf\\303\\251\\n'",
+      rec,
+    ], { timeout: 20000, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, SHELL: "/bin/bash" } });
     assert.equal(r.status, 0, String(r.stderr));
     const info = JSON.parse(cli(["info", "--json", rec]).stdout);
     assert.equal(info.format, "v2");
@@ -126,7 +157,10 @@ describe("asciinema 2.2 interoperability", { skip: !which("asciinema") && "ascii
     const ours = cli(["convert", v3, "-", "--format", "raw"]).bytes;
     assert.ok(new TextDecoder().decode(ours).includes("café"));
     // asciinema 2.2's cat needs a controlling terminal: run it under script (raw mode, so no \n → \r\n).
-    const played = spawnSync("script", ["-qec", `asciinema cat ${v2}`, "/dev/null"], { timeout: 20000, stdio: ["ignore", "pipe", "pipe"] });
+    const played = spawnSync("script", ["-qec", `asciinema cat ${v2}`, "/dev/null"], {
+      timeout: 20000,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     assert.equal(played.status, 0, String(played.stderr));
     assert.deepEqual(new Uint8Array(played.stdout), ours);
   });
@@ -158,19 +192,34 @@ describe("convert, cat, trim, redact, info", () => {
     const src = writeTmp(dir, "long.cast", base + '[1,"o","a"]\n[1,"o","b"]\n[1,"o","c"]\n[1,"o","d"]\n');
     const t = path.join(dir, "t.cast");
     assert.equal(cli(["trim", src, t, "--from", "2", "--to", "3"]).code, 0);
-    assert.deepEqual(fs.readFileSync(t, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l)), [[0, "o", "b"], [1, "o", "c"]]);
+    assert.deepEqual(fs.readFileSync(t, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l)), [[0, "o", "b"], [
+      1,
+      "o",
+      "c",
+    ]]);
     assert.equal(cli(["trim", src, t, "--from", "2", "--to", "3", "--keep-prelude", "--overwrite"]).code, 0);
-    assert.deepEqual(fs.readFileSync(t, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l)), [[0, "o", "a"], [0, "o", "b"], [1, "o", "c"]]);
+    assert.deepEqual(fs.readFileSync(t, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l)), [[0, "o", "a"], [
+      0,
+      "o",
+      "b",
+    ], [1, "o", "c"]]);
     assert.equal(cli(["trim", src, t, "--from", "3", "--to", "2", "--overwrite"]).code, 2);
   });
   test("redact: counts, scrubs split secrets and OSC 7501 text, refuses to write over the input", () => {
     const msg = Buffer.from("token sk-abc123xyz", "utf8").toString("base64");
-    const src = writeTmp(dir, "secret.cast", JSON.stringify({ version: 3, term: { cols: 80, rows: 24 }, command: "deploy --key sk-abc123xyz" }) + "\n" +
-      `[0.1,"o","export KEY=sk-abc"]\n[0.1,"o","123xyz\\r\\n"]\n[0.1,"o","\\u001b]7501;state=working:msg=${msg}\\u0007"]\n[0.1,"i","sk-abc123xyz"]\n[0,"m","note sk-abc123xyz"]\n`);
+    const src = writeTmp(
+      dir,
+      "secret.cast",
+      JSON.stringify({ version: 3, term: { cols: 80, rows: 24 }, command: "deploy --key sk-abc123xyz" }) + "\n" +
+        `[0.1,"o","export KEY=sk-abc"]\n[0.1,"o","123xyz\\r\\n"]\n[0.1,"o","\\u001b]7501;state=working:msg=${msg}\\u0007"]\n[0.1,"i","sk-abc123xyz"]\n[0,"m","note sk-abc123xyz"]\n`,
+    );
     const dst = path.join(dir, "public.cast");
     const r = cli(["redact", src, dst, "--pattern", "sk-[a-z0-9]+"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /5 replacements \(output 1, input 1, OSC 7501 text 1, OSC 7501 fields 0, OSC 52 0, markers 1, other events 0, header 1\)/);
+    assert.match(
+      r.stderr,
+      /5 replacements \(output 1, input 1, OSC 7501 text 1, OSC 7501 fields 0, OSC 52 0, markers 1, other events 0, header 1\)/,
+    );
     const text = fs.readFileSync(dst, "utf8");
     assert.ok(!text.includes("sk-abc"), text);
     const scan = JSON.parse(cli(["scan", "--json", dst]).stdout.trim());
@@ -179,13 +228,20 @@ describe("convert, cat, trim, redact, info", () => {
     assert.equal(cli(["redact", src, path.join(dir, "p2.cast")]).code, 2); // nothing to scrub
   });
   test("info --json", () => {
-    const src = writeTmp(dir, "info.cast", base + '[0.5,"o","\\u001b]7501;state=blocked\\u0007"]\n[0,"m","truth:blocked"]\n[1,"r","100x40"]\n[0.5,"o","\\u001b]7501;state=x\\u0007"]\n[0.5,"x","2"]\n');
+    const src = writeTmp(
+      dir,
+      "info.cast",
+      base +
+        '[0.5,"o","\\u001b]7501;state=blocked\\u0007"]\n[0,"m","truth:blocked"]\n[1,"r","100x40"]\n[0.5,"o","\\u001b]7501;state=x\\u0007"]\n[0.5,"x","2"]\n',
+    );
     const info = JSON.parse(cli(["info", "--json", src]).stdout);
     assert.equal(info.duration_s, 2.5);
     assert.deepEqual(info.events, { output: 2, input: 0, resize: 1, marker: 1, exit: 1, other: 0 });
     assert.deepEqual(info.labels, { "truth:blocked": 1 });
     assert.equal(info.exit_status, 2);
-    assert.deepEqual([info.osc7501.reports, info.osc7501.ignored, info.osc7501.reasons], [1, 1, { "unknown-state": 1 }]);
+    assert.deepEqual([info.osc7501.reports, info.osc7501.ignored, info.osc7501.reasons], [1, 1, {
+      "unknown-state": 1,
+    }]);
     assert.equal(info.byte_exact, true);
     const lossy = writeTmp(dir, "lossy.cast", base + '[0.5,"o","bad \\ufffd"]\n');
     assert.equal(JSON.parse(cli(["info", "--json", lossy]).stdout).byte_exact, false);

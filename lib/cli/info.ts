@@ -1,6 +1,6 @@
 // `pstlab info`: what is in a capture.
 
-import { out, defineCommand } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { type ProtocolEvent, Tracker } from "../osc7501/tracker.ts";
@@ -24,7 +24,15 @@ function hasReplacementChar(b: Uint8Array): boolean {
   return false;
 }
 
-type Proto = { reports: number; discarded: number; ignored: number; queries: number; lifecycle: number; reasons: Record<string, number>; apps: Set<string> };
+type Proto = {
+  reports: number;
+  discarded: number;
+  ignored: number;
+  queries: number;
+  lifecycle: number;
+  reasons: Record<string, number>;
+  apps: Set<string>;
+};
 
 function countProtocol(proto: Proto, e: ProtocolEvent): void {
   if (e.type === "report") {
@@ -69,13 +77,34 @@ async function gather(rec: Recording) {
   tracker.end(duration);
   const h = rec.header;
   return {
-    path: rec.path, format: rec.format, size: { cols: h.cols, rows: h.rows }, term: h.termType ?? null, command: h.command ?? null,
-    title: h.title ?? null, timestamp: h.timestamp ?? null, duration_s: round6(duration), events: counts, bytes, resizes, markers, labels,
+    path: rec.path,
+    format: rec.format,
+    size: { cols: h.cols, rows: h.rows },
+    term: h.termType ?? null,
+    command: h.command ?? null,
+    title: h.title ?? null,
+    timestamp: h.timestamp ?? null,
+    duration_s: round6(duration),
+    events: counts,
+    bytes,
+    resizes,
+    markers,
+    labels,
     exit_status: exit,
-    osc7501: { reports: proto.reports, discarded: proto.discarded, ignored: proto.ignored, queries: proto.queries, lifecycle: proto.lifecycle, reasons: proto.reasons, apps: [...proto.apps].sort() },
+    osc7501: {
+      reports: proto.reports,
+      discarded: proto.discarded,
+      ignored: proto.ignored,
+      queries: proto.queries,
+      lifecycle: proto.lifecycle,
+      reasons: proto.reasons,
+      apps: [...proto.apps].sort(),
+    },
     byte_exact: !text || lossy === 0,
-    byte_exact_reason: !text ? `${rec.format} stores raw bytes`
-      : lossy === 0 ? "no output event holds a replacement character"
+    byte_exact_reason: !text
+      ? `${rec.format} stores raw bytes`
+      : lossy === 0
+      ? "no output event holds a replacement character"
       : `${lossy} output events contain U+FFFD with no raw bytes: the original bytes may have been invalid UTF-8`,
     provenance: h.provenance ?? null,
     warnings: rec.warnings,
@@ -85,21 +114,32 @@ async function gather(rec: Recording) {
 /** The human-readable summary; every string from the capture goes through disarm. */
 function render(i: Awaited<ReturnType<typeof gather>>): string {
   const o = i.osc7501, pv = i.provenance;
-  const kv = (r: Record<string, number>, strip = 0) => Object.entries(r).map(([k, n]) => `${disarm(k.slice(strip))}×${n}`).join(", ");
+  const kv = (r: Record<string, number>, strip = 0) =>
+    Object.entries(r).map(([k, n]) => `${disarm(k.slice(strip))}×${n}`).join(", ");
   const lines = [
     `file        ${disarm(i.path)} (${i.format})`,
     `size        ${i.size.cols}x${i.size.rows}${i.term ? ` ${disarm(i.term)}` : ""}`,
     i.command !== null ? `command     ${disarm(i.command)}` : "",
     i.title !== null ? `title       ${disarm(i.title)}` : "",
     `duration    ${i.duration_s.toFixed(3)} s`,
-    `events      ${Object.entries(i.events).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ") || "none"}`,
+    `events      ${
+      Object.entries(i.events).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ") || "none"
+    }`,
     `bytes       output ${i.bytes.output}${i.bytes.input ? `, input ${i.bytes.input}` : ""}`,
     i.resizes.length ? `resizes     ${i.resizes.map((r) => `${r.t}s→${r.cols}x${r.rows}`).join(", ")}` : "",
-    i.markers.length ? `markers     ${i.markers.length}${Object.keys(i.labels).length ? ` (truth: ${kv(i.labels, 6)})` : ""}` : "",
+    i.markers.length
+      ? `markers     ${i.markers.length}${Object.keys(i.labels).length ? ` (truth: ${kv(i.labels, 6)})` : ""}`
+      : "",
     `exit        ${i.exit_status === null ? "unknown" : i.exit_status}`,
-    `osc 7501    ${o.reports} reports, ${o.discarded} discarded, ${o.ignored} ignored, ${o.queries} queries${Object.keys(o.reasons).length ? ` (${kv(o.reasons)})` : ""}${o.apps.length ? `; apps ${o.apps.map(disarm).join(", ")}` : ""}`,
+    `osc 7501    ${o.reports} reports, ${o.discarded} discarded, ${o.ignored} ignored, ${o.queries} queries${
+      Object.keys(o.reasons).length ? ` (${kv(o.reasons)})` : ""
+    }${o.apps.length ? `; apps ${o.apps.map(disarm).join(", ")}` : ""}`,
     `byte-exact  ${i.byte_exact ? "yes" : "no"} (${i.byte_exact_reason})`,
-    pv ? `provenance  ${disarm(`${pv.tool} ${pv.version}, OSC 7501 rev ${pv.osc7501_revision}`)}${pv.query_answered === true ? ", query answered" : pv.query_answered === false ? ", query not answered" : ""}` : "",
+    pv
+      ? `provenance  ${disarm(`${pv.tool} ${pv.version}, OSC 7501 rev ${pv.osc7501_revision}`)}${
+        pv.query_answered === true ? ", query answered" : pv.query_answered === false ? ", query not answered" : ""
+      }`
+      : "",
   ];
   return lines.filter(Boolean).join("\n") + "\n";
 }

@@ -17,13 +17,17 @@ const b64 = (s: string) => encodeBase64(new TextEncoder().encode(s));
 // Raw terminal controls and invisible formatting that must never reach a terminal.
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
-const cast = writeTmp(dir, "=HYPERLINK(x)<img onerror=y>.cast", castText([
-  [0.1, "o", `\x1b]7501;state=working:title=${b64(EVIL)}:msg=${b64(EVIL)}\x1b\\\x1b]0;${EVIL}\x07`],
-  [0.1, "m", `truth:blocked:${EVIL}`],
-  [0.5, "o", `\x1b]7501;state=blocked:kind=question:msg=${b64(EVIL)}\x1b\\${EVIL}?`],
-  [0.5, "m", "truth:idle"],
-  [0.5, "x", "0"],
-], { command: EVIL, title: EVIL, term: { cols: 80, rows: 24, type: EVIL } }));
+const cast = writeTmp(
+  dir,
+  "=HYPERLINK(x)<img onerror=y>.cast",
+  castText([
+    [0.1, "o", `\x1b]7501;state=working:title=${b64(EVIL)}:msg=${b64(EVIL)}\x1b\\\x1b]0;${EVIL}\x07`],
+    [0.1, "m", `truth:blocked:${EVIL}`],
+    [0.5, "o", `\x1b]7501;state=blocked:kind=question:msg=${b64(EVIL)}\x1b\\${EVIL}?`],
+    [0.5, "m", "truth:idle"],
+    [0.5, "x", "0"],
+  ], { command: EVIL, title: EVIL, term: { cols: 80, rows: 24, type: EVIL } }),
+);
 
 function clean(args: string[]) {
   const r = cli(args);
@@ -36,7 +40,14 @@ function clean(args: string[]) {
 }
 
 describe("no capture text reaches the terminal raw", () => {
-  for (const args of [["info"], ["scan"], ["status"], ["detect"], ["explain"], ["screen"], ["report", "--episodes"], ["report", "--format", "markdown", "--episodes"], ["report", "--per-file", "--episodes"]]) {
+  for (
+    const args of [["info"], ["scan"], ["status"], ["detect"], ["explain"], ["screen"], ["report", "--episodes"], [
+      "report",
+      "--format",
+      "markdown",
+      "--episodes",
+    ], ["report", "--per-file", "--episodes"]]
+  ) {
     test(args.join(" "), () => void clean([args[0], cast, ...args.slice(1)]));
   }
 });
@@ -48,7 +59,9 @@ describe("documents: no markup, no formula", () => {
   });
   test("CSV cells cannot start a formula", () => {
     const csv = clean(["report", cast, cast, "--format", "csv"]).stdout;
-    for (const line of csv.trim().split("\n")) for (const cell of line.split(",")) assert.ok(!/^"?[=+\-@]/.test(cell), cell);
+    for (const line of csv.trim().split("\n")) {
+      for (const cell of line.split(",")) assert.ok(!/^"?[=+\-@]/.test(cell), cell);
+    }
   });
   test("HTML and JUnit carry no bidi overrides", () => {
     const html = path.join(dir, "r.html");

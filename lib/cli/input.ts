@@ -1,7 +1,7 @@
 // Opening an input recording with the flags every reading command shares
 // (options.ts INPUT_OPTIONS).
 
-import { openRecording, type OpenOptions } from "../recording/open.ts";
+import { type OpenOptions, openRecording } from "../recording/open.ts";
 import type { Recording } from "../recording/model.ts";
 import { type ProtocolEvent, Tracker } from "../osc7501/tracker.ts";
 import { err } from "./common.ts";
@@ -36,7 +36,11 @@ export function printWarnings(rec: Recording): void {
  * Runs the protocol tracker over a recording up to time `until` (inclusive).
  * Returns the tracker and the time of the last event seen.
  */
-export async function trackRecording(rec: Recording, onEvent: (e: ProtocolEvent) => void, until = Infinity): Promise<{ tracker: Tracker; end: number }> {
+export async function trackRecording(
+  rec: Recording,
+  onEvent: (e: ProtocolEvent) => void,
+  until = Infinity,
+): Promise<{ tracker: Tracker; end: number }> {
   const tracker = new Tracker(onEvent);
   let last = 0;
   for await (const e of rec.events) {

@@ -21,7 +21,10 @@ export interface Opt<T> {
 }
 
 export type Options = Record<string, Opt<unknown>>;
-export type Values<O extends Options> = { [K in keyof O]?: O[K] extends Opt<infer T> ? (O[K]["multiple"] extends true ? T[] : T) : never };
+export type Values<O extends Options> = {
+  [K in keyof O]?: O[K] extends Opt<infer T> ? (O[K]["multiple"] extends true ? T[] : T)
+    : never;
+};
 
 export interface CommandDef<O extends Options = Options> {
   name: string;
@@ -30,7 +33,11 @@ export interface CommandDef<O extends Options = Options> {
   /** Positional arguments described in help ([name, text]). */
   args?: string[][];
   options: O;
-  positionals?: { min?: number; max?: number; /** options end at the first positional (record) */ stopAtFirst?: boolean };
+  positionals?: {
+    min?: number;
+    max?: number; /** options end at the first positional (record) */
+    stopAtFirst?: boolean;
+  };
   notes?: string[];
   examples: string[];
 }
@@ -56,7 +63,11 @@ export function repeated(arg: string, help: string): Opt<string> & { multiple: t
   return { arg, help, parse: (s) => s, multiple: true };
 }
 
-export function number(arg: string, help: string, bounds: { min?: number; max?: number; integer?: boolean } = {}): Opt<number> {
+export function number(
+  arg: string,
+  help: string,
+  bounds: { min?: number; max?: number; integer?: boolean } = {},
+): Opt<number> {
   return { arg, help, parse: (s, f) => parseNumber(s, f, bounds.min, bounds.max, bounds.integer) };
 }
 
@@ -66,7 +77,9 @@ export function duration(arg: string, help: string): Opt<number> {
 
 export function choice<T extends string>(arg: string, values: readonly T[], help: string): Opt<T> {
   return {
-    arg, help, parse: (s, f) => {
+    arg,
+    help,
+    parse: (s, f) => {
       if (!values.includes(s as T)) throw new UsageError(`bad ${f} "${s}" (use ${values.join(", ")})`);
       return s as T;
     },
@@ -76,7 +89,9 @@ export function choice<T extends string>(arg: string, values: readonly T[], help
 /** A comma-separated list; empty items are dropped, an empty list is an error. */
 export function list(arg: string, help: string): Opt<string[]> {
   return {
-    arg, help, parse: (s, f) => {
+    arg,
+    help,
+    parse: (s, f) => {
       const items = s.split(",").map((x) => x.trim()).filter(Boolean);
       if (items.length === 0) throw new UsageError(`${f} is empty`);
       return items;
@@ -87,18 +102,27 @@ export function list(arg: string, help: string): Opt<string[]> {
 // ---- options several commands share (each declared once) ----------------------------------
 
 export const OUTPUT = text("FILE", "write here (default stdout; `-` is stdout)", "o");
-export const JOBS = number("N", "analyse files in parallel on N worker threads (default: half the cores)", { min: 1, max: 64, integer: true });
+export const JOBS = number("N", "analyse files in parallel on N worker threads (default: half the cores)", {
+  min: 1,
+  max: 64,
+  integer: true,
+});
 export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
 export const MANIFEST = text(
   "NAME|PATH",
   "rules: claude, codex, generic, a .toml file (Herdr's format or first-match),\nor auto (default: chosen from the recording's command and title)",
 );
 export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
-export const SIZE: Opt<{ cols: number; rows: number }> = { arg: "COLSxROWS", help: "size for inputs without one (raw, ttyrec); default 120x32", parse: (s, f) => parseSize(s, f) };
+export const SIZE: Opt<{ cols: number; rows: number }> = {
+  arg: "COLSxROWS",
+  help: "size for inputs without one (raw, ttyrec); default 120x32",
+  parse: (s, f) => parseSize(s, f),
+};
 /** `--protocol MODE` of the simulated agent (sim, demo). */
 export const PROTOCOL: Opt<ProtocolMode> = {
   arg: "MODE",
-  help: "how the agent reports: correct (default), none, late=DURATION, no-blocked,\nstale, malformed, children, flap (see pstlab sim --help)",
+  help:
+    "how the agent reports: correct (default), none, late=DURATION, no-blocked,\nstale, malformed, children, flap (see pstlab sim --help)",
   parse: (s, f) => {
     const late = /^late=(.+)$/.exec(s);
     if (late) return { mode: "late", delay: parseDuration(late[1], f) };
@@ -133,7 +157,12 @@ export const RECORDING_OUTPUT_OPTIONS = {
  * The output format: an explicit --format wins, then the -o extension, then the default.
  * One helper for reports and recordings, so `-o x.json` means JSON everywhere.
  */
-export function formatFor<T extends string>(explicit: T | undefined, output: string | undefined, byExtension: Record<string, T>, fallback: T): T {
+export function formatFor<T extends string>(
+  explicit: T | undefined,
+  output: string | undefined,
+  byExtension: Record<string, T>,
+  fallback: T,
+): T {
   if (explicit) return explicit;
   if (output && output !== "-") {
     const lower = output.toLowerCase();
@@ -153,9 +182,13 @@ export const NONE = { max: 0 };
 /** The input and output of a converting command: `IN OUT` or `IN -o OUT`, not both. */
 export function inAndOut(command: string, positionals: string[], output: string | undefined): [string, string] {
   const [inPath, outPos] = positionals;
-  if (outPos !== undefined && output !== undefined) throw new UsageError(`${command}: give the output once (OUT or -o OUT, not both)`);
+  if (outPos !== undefined && output !== undefined) {
+    throw new UsageError(`${command}: give the output once (OUT or -o OUT, not both)`);
+  }
   const outPath = outPos ?? output;
-  if (outPath === undefined) throw new UsageError(`${command}: missing the output (give OUT, or -o OUT; \`-\` is stdout)`);
+  if (outPath === undefined) {
+    throw new UsageError(`${command}: missing the output (give OUT, or -o OUT; \`-\` is stdout)`);
+  }
   return [inPath, outPath];
 }
 
@@ -230,8 +263,12 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
   }
   if (values.help) return null;
   const { min, max } = cmd.positionals ?? {};
-  if (max !== undefined && positionals.length > max && !cmd.positionals?.stopAtFirst) throw usage(`unexpected argument "${positionals[max]}"`);
-  if (min !== undefined && positionals.length < min) throw new UsageError(`${cmd.name}: missing argument (usage: ${cmd.usage})`);
+  if (max !== undefined && positionals.length > max && !cmd.positionals?.stopAtFirst) {
+    throw usage(`unexpected argument "${positionals[max]}"`);
+  }
+  if (min !== undefined && positionals.length < min) {
+    throw new UsageError(`${cmd.name}: missing argument (usage: ${cmd.usage})`);
+  }
   return { values: values as Values<O>, positionals, argv };
 }
 

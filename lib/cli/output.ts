@@ -20,14 +20,23 @@ export interface Output {
 
 export type RecordingOutputValues = Values<typeof RECORDING_OUTPUT_OPTIONS>;
 
-const BY_EXTENSION: Record<string, OutFormat> = { ".cast": "v3", ".jsonl": "v3", ".ndjson": "v3", ".raw": "raw", ".recording": "raw", ".bin": "raw" };
+const BY_EXTENSION: Record<string, OutFormat> = {
+  ".cast": "v3",
+  ".jsonl": "v3",
+  ".ndjson": "v3",
+  ".raw": "raw",
+  ".recording": "raw",
+  ".bin": "raw",
+};
 /** Extensions of formats pstlab reads but cannot write: refuse rather than write v3 into a .ttyrec. */
 const READ_ONLY = [".ttyrec", ".tty", ".timing", ".log"];
 
 export function outputFormat(path: string, v: RecordingOutputValues): OutFormat {
   const lower = path.toLowerCase();
   const ro = READ_ONLY.find((x) => lower.endsWith(x));
-  if (!v.format && ro) throw new UsageError(`${path}: pstlab cannot write ${ro} files; write .cast (asciicast v3), --format v2, or .raw`);
+  if (!v.format && ro) {
+    throw new UsageError(`${path}: pstlab cannot write ${ro} files; write .cast (asciicast v3), --format v2, or .raw`);
+  }
   return formatFor(v.format, path, BY_EXTENSION, "v3");
 }
 
@@ -35,7 +44,12 @@ export function provenance(extra: Partial<Provenance> = {}): Provenance {
   return { tool: TOOL, version: VERSION, osc7501_revision: SPEC_REVISION, fixture_schema: FIXTURE_SCHEMA, ...extra };
 }
 
-export function openOutput(path: string, header: Header, v: RecordingOutputValues, opts: { durable?: boolean; append?: boolean; header?: boolean } = {}): Output {
+export function openOutput(
+  path: string,
+  header: Header,
+  v: RecordingOutputValues,
+  opts: { durable?: boolean; append?: boolean; header?: boolean } = {},
+): Output {
   const format = outputFormat(path, v);
   const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
   const writer = createWriter(format, file, header, { precision: v["time-precision"] }, opts.header ?? true);
@@ -43,7 +57,12 @@ export function openOutput(path: string, header: Header, v: RecordingOutputValue
 }
 
 /** Writes every event, ends the stream and finishes the file; on any error the target is left as it was. */
-export async function writeAll(o: Output, events: AsyncIterable<Event>, map: (e: Event) => Iterable<Event> = (e) => [e], flush: () => Iterable<Event> = () => []): Promise<void> {
+export async function writeAll(
+  o: Output,
+  events: AsyncIterable<Event>,
+  map: (e: Event) => Iterable<Event> = (e) => [e],
+  flush: () => Iterable<Event> = () => [],
+): Promise<void> {
   let last = 0;
   try {
     for await (const e of events) {
@@ -66,8 +85,9 @@ export function summarize(path: string, o: Output, what = "wrote"): void {
     s.rawEvents ? `${s.rawEvents} reads kept as raw bytes (not valid UTF-8)` : "",
     s.dropped ? `${s.dropped} events the ${o.format} format cannot hold were dropped` : "",
   ].filter(Boolean);
-  if (path !== "-") err(`pstlab: ${what} ${path} (${o.format}, ${s.events} events${extra.length ? "; " + extra.join("; ") : ""})\n`);
-  else if (extra.length) err(`pstlab: ${extra.join("; ")}\n`);
+  if (path !== "-") {
+    err(`pstlab: ${what} ${path} (${o.format}, ${s.events} events${extra.length ? "; " + extra.join("; ") : ""})\n`);
+  } else if (extra.length) err(`pstlab: ${extra.join("; ")}\n`);
 }
 
 /** A whole text to a file (through a temporary file: all or nothing) or to stdout (`-`); says where it wrote. */

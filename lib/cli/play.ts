@@ -1,6 +1,6 @@
 // `pstlab play`: replay a capture to the terminal, optionally side by side with live verdicts.
 
-import { colorEnabled, err, defineCommand } from "./common.ts";
+import { colorEnabled, defineCommand, err } from "./common.ts";
 import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, text, type Values } from "./options.ts";
 import { LabelFile } from "../../replay/label_file.ts";
 import { openInput, openOptions } from "./input.ts";
@@ -18,7 +18,8 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "play",
   summary: "replay a capture in the terminal (optionally side by side with live detector verdicts)",
-  usage: "pstlab play FILE [--speed N] [--idle-time-limit S] [--from S] [--to S] [--pause-on-markers] [--loop] [--side-by-side]",
+  usage:
+    "pstlab play FILE [--speed N] [--idle-time-limit S] [--from S] [--to S] [--pause-on-markers] [--loop] [--side-by-side]",
   options: {
     speed: number("N", "playback speed (default 1)", { min: 1 / 64, max: 1024 }),
     "idle-time-limit": duration("S", "shorten pauses longer than S (default: the header's, else none)"),
@@ -27,9 +28,16 @@ export const spec = {
     "pause-on-markers": flag("pause at every marker (truth labels included)"),
     loop: flag("start again at the end"),
     "side-by-side": flag("the emulated screen next to a live panel: truth, OSC 7501 records, verdicts"),
-    detectors: { ...DETECTORS, help: "detectors for the panel (default: protocol, screen @50ms/@700ms, tail8k,\nquestion, quiet>=2s, hash@500ms, herdr)" },
+    detectors: {
+      ...DETECTORS,
+      help:
+        "detectors for the panel (default: protocol, screen @50ms/@700ms, tail8k,\nquestion, quiet>=2s, hash@500ms, herdr)",
+    },
     manifest: MANIFEST,
-    label: text("OUT.tsv", "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)"),
+    label: text(
+      "OUT.tsv",
+      "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
+    ),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
@@ -64,7 +72,16 @@ async function* tracked(events: AsyncIterable<Event>, seen: (e: Event) => void):
 }
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
-const PANEL = ["protocol", `screen:${AUTO}@50ms`, `screen:${AUTO}@700ms`, `tail8k:${AUTO}`, "question", "quiet>=2s", "hash@500ms", `herdr:${AUTO}`];
+const PANEL = [
+  "protocol",
+  `screen:${AUTO}@50ms`,
+  `screen:${AUTO}@700ms`,
+  `tail8k:${AUTO}`,
+  "question",
+  "quiet>=2s",
+  "hash@500ms",
+  `herdr:${AUTO}`,
+];
 const te = new TextEncoder();
 const show = (s: string | Uint8Array) => writeAllSync(1, typeof s === "string" ? te.encode(s) : s);
 const termSize = () => {
@@ -73,7 +90,11 @@ const termSize = () => {
 };
 
 /** Raw keys from a terminal to the player (and to the labels, with --label); returns the function that undoes it. */
-function listenForKeys(stdin: Stdin, player: () => Player | null, labels: ((ch: string) => boolean) | null): () => void {
+function listenForKeys(
+  stdin: Stdin,
+  player: () => Player | null,
+  labels: ((ch: string) => boolean) | null,
+): () => void {
   if (!stdin.isTTY) return () => {};
   const onKey = (d: Uint8Array | string) => {
     const text = typeof d === "string" ? d : new TextDecoder().decode(d);
@@ -102,7 +123,12 @@ async function durationOf(path: string, v: V): Promise<number> {
   return d;
 }
 
-async function sideBySide(path: string, rec: Recording, v: V, window: { from: number; to: number }): Promise<{ panel: SideBySide; player: Player }> {
+async function sideBySide(
+  path: string,
+  rec: Recording,
+  v: V,
+  window: { from: number; to: number },
+): Promise<{ panel: SideBySide; player: Player }> {
   const chosen = await pickManifest(rec, v.manifest, openOptions(v));
   const detectors = (v.detectors ?? PANEL).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
   // The panel shows the duration: a first pass over the file finds it.
@@ -110,7 +136,9 @@ async function sideBySide(path: string, rec: Recording, v: V, window: { from: nu
   const panel = new SideBySide(rec.header, detectors, show, termSize, colorEnabled(1), total);
   panel.start();
   const player = new Player({
-    speed: v.speed ?? 1, pauseOnMarkers: !!v["pause-on-markers"], tickMs: 40,
+    speed: v.speed ?? 1,
+    pauseOnMarkers: !!v["pause-on-markers"],
+    tickMs: 40,
     onEvent: (e) => panel.event(e),
     onTick: (vt, st) => panel.draw(vt, st),
   });
@@ -127,17 +155,21 @@ export const command = defineCommand(spec, async (p) => {
   let player: Player | null = null;
   let panel: SideBySide | null = null;
   const labelFile = v.label ? new LabelFile(v.label) : null;
-  if (labelFile && v["idle-time-limit"] !== undefined) throw new UsageError("play: --label takes capture times: no --idle-time-limit with it");
+  if (labelFile && v["idle-time-limit"] !== undefined) {
+    throw new UsageError("play: --label takes capture times: no --idle-time-limit with it");
+  }
   // The capture time shown: the last event's own time plus what has played since (idle limits compress only the wait).
   let shown = { orig: 0, at: 0 };
   const captureTime = () => shown.orig + Math.max(0, (player?.vt() ?? 0) - shown.at);
-  const onLabelKey = labelFile ? (ch: string) => {
-    const said = labelFile.key(ch, captureTime());
-    if (said === null) return false;
-    panel?.setLabel(labelFile.at(captureTime()));
-    if (!panel) err(`\r\npstlab: label ${said}\r\n`);
-    return true;
-  } : null;
+  const onLabelKey = labelFile
+    ? (ch: string) => {
+      const said = labelFile.key(ch, captureTime());
+      if (said === null) return false;
+      panel?.setLabel(labelFile.at(captureTime()));
+      if (!panel) err(`\r\npstlab: label ${said}\r\n`);
+      return true;
+    }
+    : null;
   const unlisten = listenForKeys(stdin, () => player, onLabelKey);
   const restore = () => {
     panel?.stop();
@@ -148,14 +180,20 @@ export const command = defineCommand(spec, async (p) => {
     do {
       const rec = await openInput(path, v);
       const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
-      let events: AsyncIterable<Event> = withCaptureTime(slice(rec.events, { from: window.from, to: window.to, keepPrelude: true }), window.from);
+      let events: AsyncIterable<Event> = withCaptureTime(
+        slice(rec.events, { from: window.from, to: window.to, keepPrelude: true }),
+        window.from,
+      );
       if (limit) events = limitIdleTime(events, limit);
       events = tracked(events, (e) => (shown = { orig: (e as Stamped).orig ?? e.t, at: e.t }));
       if (v["side-by-side"]) {
         ({ panel, player } = await sideBySide(path, rec, v, window));
         if (labelFile) panel.setLabel(labelFile.at(0));
-      }
-      else player = new Player({ speed: v.speed ?? 1, pauseOnMarkers: !!v["pause-on-markers"], onEvent: (e) => e.kind === "output" && show(e.bytes) });
+      } else {player = new Player({
+          speed: v.speed ?? 1,
+          pauseOnMarkers: !!v["pause-on-markers"],
+          onEvent: (e) => e.kind === "output" && show(e.bytes),
+        });}
       await player.play(events);
       if (panel) {
         panel.draw(player.vt(), player.state, true);

@@ -6,11 +6,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { keyFor, Player } from "../../replay/player.ts";
-import { fromArray, type Event } from "../recording/model.ts";
+import { type Event, fromArray } from "../recording/model.ts";
 import { MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-play-");
-const ten = writeTmp(dir, "ten.cast", '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2.5,"o","a\\r\\n"]\n[2.5,"m","truth:blocked"]\n[2.5,"o","b\\r\\n"]\n[2.5,"o","end\\r\\n"]\n');
+const ten = writeTmp(
+  dir,
+  "ten.cast",
+  '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2.5,"o","a\\r\\n"]\n[2.5,"m","truth:blocked"]\n[2.5,"o","b\\r\\n"]\n[2.5,"o","end\\r\\n"]\n',
+);
 
 describe("play timing", () => {
   test("a 10 s capture at --speed 4 takes 2.5 s ± 5 % (first byte to last)", async () => {
@@ -29,7 +33,16 @@ describe("play timing", () => {
     assert.ok(Math.abs(took - 2.5) <= 0.125, `took ${took.toFixed(3)} s`);
   });
   test("the player's keys: pause, step, next marker, speed, quit", async () => {
-    assert.deepEqual([" ", ".", "]", "+", "-", "q", "\x03", "x"].map(keyFor), ["pause", "step", "marker", "faster", "slower", "quit", "quit", null]);
+    assert.deepEqual([" ", ".", "]", "+", "-", "q", "\x03", "x"].map(keyFor), [
+      "pause",
+      "step",
+      "marker",
+      "faster",
+      "slower",
+      "quit",
+      "quit",
+      null,
+    ]);
     const seen: number[] = [];
     const evs: Event[] = [0, 100, 200, 300].map((t) => ({ t, kind: "output", bytes: new Uint8Array([65]) }));
     evs.splice(2, 0, { t: 150, kind: "marker", label: "m" });
@@ -53,16 +66,34 @@ describe("play timing", () => {
 
 describe("side by side, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("the panel shows truth, OSC 7501 records and each detector's verdict as it plays", async () => {
-    const cast = writeTmp(dir, "sbs.cast", [
-      '{"version":3,"term":{"cols":80,"rows":20}}',
-      '[0,"m","truth:working"]', '[0,"o","\\u001b]7501;state=working:app=claude-code\\u001b\\\\working on it · esc to interrupt\\r\\n"]',
-      '[1,"m","truth:blocked:permission"]', '[0,"o","\\u001b]7501;state=blocked:kind=permission:msg=UnVuIHRlc3RzPw==\\u001b\\\\Do you want to proceed?\\r\\n❯ 1. Yes\\r\\n"]',
-      '[30,"o","later\\r\\n"]',
-    ].join("\n") + "\n");
+    const cast = writeTmp(
+      dir,
+      "sbs.cast",
+      [
+        '{"version":3,"term":{"cols":80,"rows":20}}',
+        '[0,"m","truth:working"]',
+        '[0,"o","\\u001b]7501;state=working:app=claude-code\\u001b\\\\working on it · esc to interrupt\\r\\n"]',
+        '[1,"m","truth:blocked:permission"]',
+        '[0,"o","\\u001b]7501;state=blocked:kind=permission:msg=UnVuIHRlc3RzPw==\\u001b\\\\Do you want to proceed?\\r\\n❯ 1. Yes\\r\\n"]',
+        '[30,"o","later\\r\\n"]',
+      ].join("\n") + "\n",
+    );
     const sock = path.join(dir, "tmux.sock");
     const [cmd, ...pre] = runtimeArgv();
     const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
-    tm("new-session", "-d", "-s", "p", "-x", "170", "-y", "40", `NO_COLOR=1 ${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} play '${cast}' --side-by-side --detectors 'protocol,screen:claude@50ms,quiet>=1s'; sleep 30`);
+    tm(
+      "new-session",
+      "-d",
+      "-s",
+      "p",
+      "-x",
+      "170",
+      "-y",
+      "40",
+      `NO_COLOR=1 ${
+        [cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")
+      } play '${cast}' --side-by-side --detectors 'protocol,screen:claude@50ms,quiet>=1s'; sleep 30`,
+    );
     try {
       let pane = "";
       const deadline = Date.now() + 15000;

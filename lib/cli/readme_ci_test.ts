@@ -11,17 +11,29 @@ import { ROOT, tmpDir, which } from "../testkit.ts";
 const dir = tmpDir("pstlab-readme-ci-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test("README: the CI job's steps pass on this checkout and produce the report and the JUnit file", { skip: !which("bash") && "bash is not installed" }, () => {
+test("README: the CI job's steps pass on this checkout and produce the report and the JUnit file", {
+  skip: !which("bash") && "bash is not installed",
+}, () => {
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const block = /<!-- ci-job -->\n```yaml\n([\s\S]*?)```\n<!-- \/ci-job -->/.exec(readme);
+  const block = /<!-- ci-job -->\n+```yaml\n([\s\S]*?)```\n+<!-- \/ci-job -->/.exec(readme);
   assert.ok(block, "the README has the marked CI job");
   const runs = [...block[1].matchAll(/^\s*- run: (.+)$/gm)].map((m) => m[1]).filter((c) => c !== "npm ci");
   assert.equal(runs.length, 3);
-  for (const entry of ["main.ts", "lib", "replay", "fixtures", "node_modules", "package.json"]) fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry));
+  for (const entry of ["main.ts", "lib", "replay", "fixtures", "node_modules", "package.json"]) {
+    fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry));
+  }
   for (const cmd of runs) {
-    const r = spawnSync("bash", ["-c", cmd], { cwd: dir, encoding: "utf8", timeout: 120000, env: { ...process.env, NO_COLOR: "1" } });
+    const r = spawnSync("bash", ["-c", cmd], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 120000,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     assert.equal(r.status, 0, `${cmd}\n${r.stdout}\n${r.stderr}`);
   }
-  assert.match(fs.readFileSync(path.join(dir, "check.xml"), "utf8"), /<testsuites name="pstlab check" tests="\d+" failures="0">/);
+  assert.match(
+    fs.readFileSync(path.join(dir, "check.xml"), "utf8"),
+    /<testsuites name="pstlab check" tests="\d+" failures="0">/,
+  );
   assert.match(fs.readFileSync(path.join(dir, "report.html"), "utf8"), /AsciinemaPlayer/);
 });

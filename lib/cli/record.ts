@@ -1,7 +1,7 @@
 // `pstlab record`: a real PTY session to an asciicast v3 fixture.
 
 import * as fs from "node:fs";
-import { err, ExitCode, defineCommand } from "./common.ts";
+import { defineCommand, err, ExitCode } from "./common.ts";
 import { duration, flag, list, type Opt, SIZE, text, type Values } from "./options.ts";
 import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
@@ -18,8 +18,14 @@ export const spec = {
   usage: "pstlab record [-o FILE] [--headless] [--size COLSxROWS] [--script FILE] … -- COMMAND [ARGS…]",
   options: {
     output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
-    headless: flag("no terminal: fixed size, an emulated screen answers queries (automatic\nwhen stdout is not a terminal); piped stdin is forwarded as input"),
-    size: { ...SIZE, help: "window size (headless default 120x32; interactive: the terminal's,\nfollowed as it changes unless --size fixes it)" },
+    headless: flag(
+      "no terminal: fixed size, an emulated screen answers queries (automatic\nwhen stdout is not a terminal); piped stdin is forwarded as input",
+    ),
+    size: {
+      ...SIZE,
+      help:
+        "window size (headless default 120x32; interactive: the terminal's,\nfollowed as it changes unless --size fixes it)",
+    },
     script: text("FILE", "drive the program from a script (implies --headless); see below"),
     "capture-input": flag("record what is typed (off by default: it records passwords too)"),
     env: list("VARS", "environment variables to store in the header (default SHELL only)"),
@@ -33,7 +39,8 @@ export const spec = {
     quiet: flag("no status lines on stderr", "q"),
     "prefix-key": {
       arg: "KEY",
-      help: "the labelling prefix (default ctrl-]; ctrl-a, ^b …, or none): then w working,\np/q/a/b blocked (permission/question/auth/other), i idle, d done, e error, m a note",
+      help:
+        "the labelling prefix (default ctrl-]; ctrl-a, ^b …, or none): then w working,\np/q/a/b blocked (permission/question/auth/other), i idle, d done, e error, m a note",
       parse: (raw: string, f: string) => {
         const k = parsePrefixKey(raw);
         if (k === undefined) throw new UsageError(`bad ${f} "${raw}" (use ctrl-X, C-X, ^X, or none)`);
@@ -56,12 +63,12 @@ export const spec = {
     "",
     "Truth labels from any language: the program (or anything it starts) writes lines such",
     "as `truth:blocked:permission` to the FIFO named by $PSTLAB_LABELS; each line becomes a",
-    "marker at that moment, e.g.  echo truth:working > \"$PSTLAB_LABELS\"",
+    'marker at that moment, e.g.  echo truth:working > "$PSTLAB_LABELS"',
     "",
     "Script commands (one per line, # comments):",
     "  wait /regex/ [timeout]   the emulated screen matches (JS regex; default timeout 10s)",
     "  wait-quiet 500ms [to]    no output for that long      wait-exit [timeout]",
-    "  sleep 2s   send \"yes\\r\"   key ctrl-c enter esc up …   label truth:blocked   resize 100x30",
+    '  sleep 2s   send "yes\\r"   key ctrl-c enter esc up …   label truth:blocked   resize 100x30',
     "A wait that times out ends the recording (the file is kept) and pstlab exits 3.",
     "Every event is written through as it happens: a recorder killed with SIGKILL leaves",
     "a file that reads back up to its last line.",
@@ -77,13 +84,17 @@ export const spec = {
 function defaultName(): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, "0");
-  return `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}.cast`;
+  return `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${
+    p(d.getSeconds())
+  }.cast`;
 }
 
 type V = Values<typeof spec.options>;
 
 function childEnvironment(headless: boolean): Record<string, string> {
-  const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const env: Record<string, string> = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
   if (headless || !env.TERM) env.TERM = "xterm-256color";
   return env;
 }
@@ -93,12 +104,22 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
   const stdoutTty = !!(process.stdout as { isTTY?: boolean }).isTTY;
   const headless = !!v.headless || !!script || !stdoutTty;
   const o = process.stdout as { columns?: number; rows?: number };
-  const size = v.size ?? (!headless && o.columns && o.rows ? { cols: o.columns, rows: o.rows } : { cols: 120, rows: 32 });
+  const size = v.size ??
+    (!headless && o.columns && o.rows ? { cols: o.columns, rows: o.rows } : { cols: 120, rows: 32 });
   const stdinTty = !!(process.stdin as { isTTY?: boolean }).isTTY;
   return {
-    argv: command.length ? command : [process.env.SHELL || "/bin/sh"], cols: size.cols, rows: size.rows, headless,
-    captureInput: !!v["capture-input"], answer: !v["no-answer"], env: childEnvironment(headless), script,
-    forwardStdin: headless && !stdinTty && !script, timeout: v.timeout, stdoutFd: headless ? null : 1, followWinch: !v.size,
+    argv: command.length ? command : [process.env.SHELL || "/bin/sh"],
+    cols: size.cols,
+    rows: size.rows,
+    headless,
+    captureInput: !!v["capture-input"],
+    answer: !v["no-answer"],
+    env: childEnvironment(headless),
+    script,
+    forwardStdin: headless && !stdinTty && !script,
+    timeout: v.timeout,
+    stdoutFd: headless ? null : 1,
+    followWinch: !v.size,
     prefixKey: v["prefix-key"] === undefined ? DEFAULT_PREFIX : v["prefix-key"],
   };
 }
@@ -116,7 +137,9 @@ function dropPartialLine(file: string): number {
     fs.readSync(fd, tail, 0, tail.length, size - tail.length);
     if (tail[tail.length - 1] === 0x0a) return 0;
     const nl = tail.lastIndexOf(0x0a);
-    if (nl < 0) throw new UsageError(`record: --append: ${file} has no complete line in its last MiB; refusing to append`);
+    if (nl < 0) {
+      throw new UsageError(`record: --append: ${file} has no complete line in its last MiB; refusing to append`);
+    }
     fs.ftruncateSync(fd, size - tail.length + nl + 1);
     return tail.length - nl - 1;
   } finally {
@@ -125,7 +148,10 @@ function dropPartialLine(file: string): number {
 }
 
 /** --append: only onto v3, with a resize event instead of a new header (asciinema's way). Returns the size in force at its end. */
-async function appendTarget(outPath: string, warn: (m: string) => void): Promise<{ cols: number; rows: number } | null> {
+async function appendTarget(
+  outPath: string,
+  warn: (m: string) => void,
+): Promise<{ cols: number; rows: number } | null> {
   if (!fs.existsSync(outPath) || fs.statSync(outPath).size === 0) return null;
   const format = (await openRecording(outPath)).format;
   if (format !== "v3") throw new UsageError(`record: --append needs an asciicast v3 file; ${outPath} is ${format}`);
@@ -139,7 +165,9 @@ async function appendTarget(outPath: string, warn: (m: string) => void): Promise
 
 function summaryLine(outPath: string, r: SessionResult, answer: boolean): string {
   return `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${r.events} events, exit ${r.status}` +
-    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${r.reports} reports, ${r.queriesSeen} queries${answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"}\n`;
+    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${r.reports} reports, ${r.queriesSeen} queries${
+      answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"
+    }\n`;
 }
 
 export const command = defineCommand(spec, async (p) => {
@@ -147,22 +175,48 @@ export const command = defineCommand(spec, async (p) => {
   if (v.append && v.overwrite) throw new UsageError("record: --append and --overwrite cannot be used together");
   const quiet = !!v.quiet;
   const outPath = v.output ?? defaultName();
-  if (outPath === "-") throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
+  if (outPath === "-") {
+    throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
+  }
   const opts = sessionOptions(v, p.positionals);
   const envNames = ["SHELL", ...(v.env ?? [])];
-  const envCapture = Object.fromEntries(envNames.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+  const envCapture = Object.fromEntries(
+    envNames.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]),
+  );
   const appendSize = v.append ? await appendTarget(outPath, (m) => err(`pstlab: warning: ${m}\n`)) : null;
   const header = headerFor(opts, {
-    title: v.title, idleTimeLimit: v["idle-time-limit"], envCapture,
-    provenance: provenance({ query_answered: opts.answer, emitter: emitterName(opts.argv), truth: opts.script ? "script" : "labels-fifo" }),
+    title: v.title,
+    idleTimeLimit: v["idle-time-limit"],
+    envCapture,
+    provenance: provenance({
+      query_answered: opts.answer,
+      emitter: emitterName(opts.argv),
+      truth: opts.script ? "script" : "labels-fifo",
+    }),
   });
-  const o = openOutput(outPath, header, { overwrite: v.overwrite }, { durable: true, append: !!appendSize, header: !appendSize });
-  if (appendSize && (appendSize.cols !== opts.cols || appendSize.rows !== opts.rows)) o.writer.event({ t: 0, kind: "resize", cols: opts.cols, rows: opts.rows });
-  if (opts.captureInput && !quiet) err("pstlab: warning: --capture-input records everything typed, passwords included\n");
-  if (!quiet) err(`pstlab: recording to ${outPath}${opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"}\n`);
+  const o = openOutput(outPath, header, { overwrite: v.overwrite }, {
+    durable: true,
+    append: !!appendSize,
+    header: !appendSize,
+  });
+  if (appendSize && (appendSize.cols !== opts.cols || appendSize.rows !== opts.rows)) {
+    o.writer.event({ t: 0, kind: "resize", cols: opts.cols, rows: opts.rows });
+  }
+  if (opts.captureInput && !quiet) {
+    err("pstlab: warning: --capture-input records everything typed, passwords included\n");
+  }
+  if (!quiet) {
+    err(
+      `pstlab: recording to ${outPath}${
+        opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"
+      }\n`,
+    );
+  }
   if (!quiet && !opts.headless && opts.prefixKey !== null && (process.stdin as { isTTY?: boolean }).isTTY) {
     const k = describeKey(opts.prefixKey ?? DEFAULT_PREFIX);
-    err(`pstlab: label the truth with ${k} then w working, p/q/a/b blocked, i idle, d done, e error, m note (${k} twice sends ${k})\n`);
+    err(
+      `pstlab: label the truth with ${k} then w working, p/q/a/b blocked, i idle, d done, e error, m note (${k} twice sends ${k})\n`,
+    );
   }
   opts.onWarning = (m) => err(`pstlab: warning: ${m}\n`);
   // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
@@ -181,7 +235,12 @@ export const command = defineCommand(spec, async (p) => {
     throw e;
   }
   o.file.close();
-  if (r.writeError) throw new ExitCode(1, `${r.writeError}; the program was stopped, and the file holds everything up to its last complete event`);
+  if (r.writeError) {
+    throw new ExitCode(
+      1,
+      `${r.writeError}; the program was stopped, and the file holds everything up to its last complete event`,
+    );
+  }
   if (!quiet) err(summaryLine(outPath, r, opts.answer));
   if (r.scriptError) throw new ExitCode(3, r.scriptError);
   if (r.timedOut && !quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout)\n`);

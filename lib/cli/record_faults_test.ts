@@ -32,7 +32,12 @@ describe("recorder under faults", () => {
     const argv = runtimeArgv();
     if ((globalThis as { Deno?: unknown }).Deno) argv.splice(2, 0, "--no-code-cache");
     const self = argv.concat(MAIN).map(quote).join(" ");
-    const r = spawnSync("bash", ["-c", `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${quote(`i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`)}`], { encoding: "utf8", timeout: 60000 });
+    const r = spawnSync("bash", [
+      "-c",
+      `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${
+        quote(`i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`)
+      }`,
+    ], { encoding: "utf8", timeout: 60000 });
     assert.equal(r.status, 1, r.stderr);
     assert.ok(Date.now() - started < 30000);
     const lines = r.stderr.trim().split("\n");
@@ -46,7 +51,18 @@ describe("recorder under faults", () => {
   });
   test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
     const marker = `sleep 98.${process.pid}`;
-    const r = cli(["record", "-q", "-o", path.join(dir, "group.cast"), "--timeout", "1", "--", "sh", "-c", `trap "" TERM HUP; ${marker} & wait`]);
+    const r = cli([
+      "record",
+      "-q",
+      "-o",
+      path.join(dir, "group.cast"),
+      "--timeout",
+      "1",
+      "--",
+      "sh",
+      "-c",
+      `trap "" TERM HUP; ${marker} & wait`,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!alive(marker), "the grandchild survived");
   });
@@ -54,7 +70,18 @@ describe("recorder under faults", () => {
     const p = path.join(dir, "term.cast");
     const marker = `sleep 99.${process.pid}`;
     const [cmd, ...pre] = runtimeArgv();
-    const child = spawn(cmd, [...pre, MAIN, "record", "-q", "-o", p, "--", "sh", "-c", `trap "" TERM HUP; echo started; ${marker}`], { stdio: "ignore" });
+    const child = spawn(cmd, [
+      ...pre,
+      MAIN,
+      "record",
+      "-q",
+      "-o",
+      p,
+      "--",
+      "sh",
+      "-c",
+      `trap "" TERM HUP; echo started; ${marker}`,
+    ], { stdio: "ignore" });
     const deadline = Date.now() + 20000;
     // The program's first output is in the file once the recorder runs its session (signal handlers included).
     const started = () => fs.existsSync(p) && fs.readFileSync(p, "utf8").includes("started") && alive(marker);
@@ -77,7 +104,10 @@ describe("recorder under faults", () => {
     assert.match(text, /"x", "0"\]/);
   });
   test("piped stdin without a final newline still ends the program", () => {
-    const r = cli(["record", "-q", "-o", path.join(dir, "eof2.cast"), "--", "cat"], { input: "no newline", timeout: 20000 });
+    const r = cli(["record", "-q", "-o", path.join(dir, "eof2.cast"), "--", "cat"], {
+      input: "no newline",
+      timeout: 20000,
+    });
     assert.equal(r.code, 0, r.stderr);
   });
   test("--append after a recording cut mid-line drops the partial line, says so, and stays readable", async () => {
@@ -95,7 +125,12 @@ describe("recorder under faults", () => {
 describe("writers never leave half a file", () => {
   test("cat with an input as its output is refused and the input is untouched", () => {
     const a = path.join(dir, "big.cast");
-    fs.writeFileSync(a, `{"version":3,"term":{"cols":80,"rows":24}}\n${Array.from({ length: 5000 }, (_, i) => `[0.001, "o", "line ${i}\\r\\n"]`).join("\n")}\n`);
+    fs.writeFileSync(
+      a,
+      `{"version":3,"term":{"cols":80,"rows":24}}\n${
+        Array.from({ length: 5000 }, (_, i) => `[0.001, "o", "line ${i}\\r\\n"]`).join("\n")
+      }\n`,
+    );
     const before = fs.readFileSync(a, "utf8");
     const r = cli(["cat", a, a, "-o", a, "--overwrite"]);
     assert.equal(r.code, 2);
@@ -106,24 +141,35 @@ describe("writers never leave half a file", () => {
     const out = path.join(dir, "keep.cast");
     fs.writeFileSync(out, "precious\n");
     const bad = path.join(dir, "bad.cast");
-    fs.writeFileSync(bad, `{"version":3,"term":{"cols":80,"rows":24}}\n${Array.from({ length: 3000 }, () => '[0.001, "o", "x"]').join("\n")}\n[0.1, "o", 42]\n`);
+    fs.writeFileSync(
+      bad,
+      `{"version":3,"term":{"cols":80,"rows":24}}\n${
+        Array.from({ length: 3000 }, () => '[0.001, "o", "x"]').join("\n")
+      }\n[0.1, "o", 42]\n`,
+    );
     const r = cli(["convert", bad, out, "--overwrite"]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.cast:3002: "o" data must be a string/);
     assert.equal(fs.readFileSync(out, "utf8"), "precious\n");
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes(".pstlab-")), []);
   });
-  test("a device is written in place, never replaced by a renamed file (/dev/null)", { skip: !fs.existsSync("/dev/null") && "no /dev/null" }, () => {
+  test("a device is written in place, never replaced by a renamed file (/dev/null)", {
+    skip: !fs.existsSync("/dev/null") && "no /dev/null",
+  }, () => {
     const DEPLOY = path.join(import.meta.dirname ?? ".", "../../fixtures/captures/deploy.cast");
     assert.equal(cli(["report", DEPLOY, "--format", "json", "-o", "/dev/null"]).code, 0);
     assert.equal(cli(["convert", DEPLOY, "/dev/null", "--overwrite"]).code, 0);
     assert.ok(fs.statSync("/dev/null").isCharacterDevice());
   });
-  test("a full device is one line naming the file (/dev/full)", { skip: !fs.existsSync("/dev/full") && "no /dev/full" }, () => {
-    const r = cli(["record", "-q", "-o", "/dev/full", "--overwrite", "--", "true"]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr.trim(), /^pstlab: \/dev\/full: cannot write: no space left on device$/);
-  });
+  test(
+    "a full device is one line naming the file (/dev/full)",
+    { skip: !fs.existsSync("/dev/full") && "no /dev/full" },
+    () => {
+      const r = cli(["record", "-q", "-o", "/dev/full", "--overwrite", "--", "true"]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.trim(), /^pstlab: \/dev\/full: cannot write: no space left on device$/);
+    },
+  );
 });
 
 test("tools these tests need", { skip: !which("pgrep") && "pgrep is not installed" }, () => {});
@@ -133,7 +179,17 @@ describe("interactive recorder, signalled from outside", { skip: !which("tmux") 
     const sock = path.join(dir, "int.sock");
     const p = path.join(dir, "int.cast");
     const { tm, pane, wait } = tmuxSession(sock, "i");
-    tm("new-session", "-d", "-s", "i", "-x", "100", "-y", "30", `${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`);
+    tm(
+      "new-session",
+      "-d",
+      "-s",
+      "i",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      `${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`,
+    );
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       tm("send-keys", "-t", "i", "-l", "echo alive");
@@ -157,7 +213,17 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
     const p = path.join(dir, "labelled.cast");
     const { tm, pane, wait } = tmuxSession(sock, "l");
     const send = (...keys: string[]) => tm("send-keys", "-t", "l", ...keys);
-    tm("new-session", "-d", "-s", "l", "-x", "100", "-y", "30", `${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`);
+    tm(
+      "new-session",
+      "-d",
+      "-s",
+      "l",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      `${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`,
+    );
     try {
       assert.ok(await wait(() => /label the truth with Ctrl-\]/.test(pane())), pane());
       for (const [text, key] of [["one", "w"], ["two", "p"], ["three", "i"]]) {
@@ -197,12 +263,25 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
 describe("labelling the truth while replaying, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("play --label at --speed 4: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
     const cast = path.join(dir, "marks.cast");
-    fs.writeFileSync(cast, '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2,"o","mark-one\\r\\n"]\n[2,"o","mark-two\\r\\n"]\n[2,"o","mark-three\\r\\n"]\n[2,"o","end\\r\\n"]\n');
+    fs.writeFileSync(
+      cast,
+      '{"version":3,"term":{"cols":80,"rows":24}}\n[0,"o","start\\r\\n"]\n[2,"o","mark-one\\r\\n"]\n[2,"o","mark-two\\r\\n"]\n[2,"o","mark-three\\r\\n"]\n[2,"o","end\\r\\n"]\n',
+    );
     const out = path.join(dir, "marks.tsv");
     fs.writeFileSync(out, "0\tidle\n");
     const sock = path.join(dir, "play.sock");
     const { tm, pane, wait } = tmuxSession(sock, "pl");
-    tm("new-session", "-d", "-s", "pl", "-x", "100", "-y", "30", `${pstlab()} play ${quote(cast)} --speed 4 --label ${quote(out)}; echo "RC=$?"; sleep 30`);
+    tm(
+      "new-session",
+      "-d",
+      "-s",
+      "pl",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      `${pstlab()} play ${quote(cast)} --speed 4 --label ${quote(out)}; echo "RC=$?"; sleep 30`,
+    );
     try {
       assert.ok(await wait(() => /mark-one/.test(pane())), pane());
       tm("send-keys", "-t", "pl", "-l", "w");

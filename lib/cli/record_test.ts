@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
 import { collect, concatOutput, type Event } from "../recording/model.ts";
-import { cli, MAIN, tmuxSession, ROOT, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
+import { cli, MAIN, ROOT, runtimeArgv, tmpDir, tmuxSession, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-rec-");
 let n = 0;
@@ -17,7 +17,8 @@ async function events(p: string): Promise<{ events: Event[]; warnings: string[];
   const evs = await collect(rec.events);
   return { events: evs, warnings: rec.warnings, header: rec.header as unknown as Record<string, unknown> };
 }
-const record = (args: string[], opts: Parameters<typeof cli>[1] = {}) => cli(["record", "-q", ...args], { timeout: 60000, ...opts });
+const record = (args: string[], opts: Parameters<typeof cli>[1] = {}) =>
+  cli(["record", "-q", ...args], { timeout: 60000, ...opts });
 
 describe("record (headless, real PTY)", () => {
   test("output bytes are exactly what the child wrote, including invalid UTF-8 and the last bytes", async () => {
@@ -40,7 +41,11 @@ describe("record (headless, real PTY)", () => {
   test("exit status in the x event; --return propagates it; killed → 128+signal", async () => {
     const a = castPath();
     assert.equal(record(["-o", a, "--", "sh", "-c", "exit 5"]).code, 0);
-    assert.deepEqual((await events(a)).events.at(-1), { t: (await events(a)).events.at(-1)!.t, kind: "exit", status: 5 });
+    assert.deepEqual((await events(a)).events.at(-1), {
+      t: (await events(a)).events.at(-1)!.t,
+      kind: "exit",
+      status: 5,
+    });
     const b = castPath();
     assert.equal(record(["--return", "-o", b, "--", "sh", "-c", "exit 5"]).code, 5);
     const c = castPath();
@@ -68,11 +73,16 @@ describe("record (headless, real PTY)", () => {
     assert.deepEqual(a.filter((e) => e.type === "report").map((e) => e.state), ["working", "working", "done"]);
     assert.equal(b.filter((e) => e.type === "report").length, 0);
     assert.equal(a.filter((e) => e.type === "query").length, 1);
-    assert.equal((await events(no)).header.provenance && ((await events(no)).header.provenance as { query_answered: boolean }).query_answered, false);
+    assert.equal(
+      (await events(no)).header.provenance &&
+        ((await events(no)).header.provenance as { query_answered: boolean }).query_answered,
+      false,
+    );
   });
   test("the emulated screen answers DA1, cursor position and XTVERSION", async () => {
     const p = castPath();
-    const probe = `stty raw -echo; printf '\\033[c'; IFS= read -r -s -d c a; printf '\\033[6n'; IFS= read -r -s -d R b; printf '\\033[>0q'; IFS= read -r -s -d '\\' v; stty sane; printf 'DA1=%q CPR=%q XTV=%q\\n' "$a" "$b" "$v"`;
+    const probe =
+      `stty raw -echo; printf '\\033[c'; IFS= read -r -s -d c a; printf '\\033[6n'; IFS= read -r -s -d R b; printf '\\033[>0q'; IFS= read -r -s -d '\\' v; stty sane; printf 'DA1=%q CPR=%q XTV=%q\\n' "$a" "$b" "$v"`;
     assert.equal(record(["-o", p, "--", "bash", "-c", probe]).code, 0);
     const text = new TextDecoder().decode(concatOutput((await events(p)).events));
     assert.match(text, /DA1=\$'\\E\[\?1;2'/);
@@ -81,7 +91,16 @@ describe("record (headless, real PTY)", () => {
   });
   test("a resize mid-run is seen by the child and recorded", async () => {
     const p = castPath(), s = writeTmp(dir, "resize.txt", "wait /ready/\nresize 100x30\nwait /WINCH 30 100/\n");
-    const r = record(["--script", s, "-o", p, "--", "bash", "-c", "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done"]);
+    const r = record([
+      "--script",
+      s,
+      "-o",
+      p,
+      "--",
+      "bash",
+      "-c",
+      "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done",
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const evs = (await events(p)).events;
     assert.ok(evs.some((e) => e.kind === "resize" && e.cols === 100 && e.rows === 30));
@@ -89,11 +108,27 @@ describe("record (headless, real PTY)", () => {
   });
   test("a scripted session waits for a prompt and answers it", async () => {
     const p = castPath();
-    const s = writeTmp(dir, "answer.txt", "# answer the prompt\nwait /Proceed\\? \\[y\\/N\\]/ 5s\nlabel truth:blocked:permission\nsleep 100ms\nsend \"y\\r\"\nwait /answer=y/\nlabel truth:done\n");
-    const r = record(["--script", s, "-o", p, "--", "bash", "-c", "read -p 'Proceed? [y/N] ' a; echo answer=$a; sleep 0.2"]);
+    const s = writeTmp(
+      dir,
+      "answer.txt",
+      '# answer the prompt\nwait /Proceed\\? \\[y\\/N\\]/ 5s\nlabel truth:blocked:permission\nsleep 100ms\nsend "y\\r"\nwait /answer=y/\nlabel truth:done\n',
+    );
+    const r = record([
+      "--script",
+      s,
+      "-o",
+      p,
+      "--",
+      "bash",
+      "-c",
+      "read -p 'Proceed? [y/N] ' a; echo answer=$a; sleep 0.2",
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const evs = (await events(p)).events;
-    assert.deepEqual(evs.filter((e) => e.kind === "marker").map((e) => (e as { label: string }).label), ["truth:blocked:permission", "truth:done"]);
+    assert.deepEqual(evs.filter((e) => e.kind === "marker").map((e) => (e as { label: string }).label), [
+      "truth:blocked:permission",
+      "truth:done",
+    ]);
   });
   test("a failed wait ends the recording with exit 3 and keeps the file", async () => {
     const p = castPath(), s = writeTmp(dir, "fail.txt", "wait /never appears/ 300ms\n");
@@ -112,7 +147,14 @@ describe("record (headless, real PTY)", () => {
   });
   test("truth labels from any process through $PSTLAB_LABELS", async () => {
     const p = castPath();
-    record(["-o", p, "--", "sh", "-c", 'echo truth:working > "$PSTLAB_LABELS"; echo busy; sleep 0.1; echo truth:blocked:question > "$PSTLAB_LABELS"; echo "Name?"; sleep 0.1']);
+    record([
+      "-o",
+      p,
+      "--",
+      "sh",
+      "-c",
+      'echo truth:working > "$PSTLAB_LABELS"; echo busy; sleep 0.1; echo truth:blocked:question > "$PSTLAB_LABELS"; echo "Name?"; sleep 0.1',
+    ]);
     const evs = (await events(p)).events;
     const marks = evs.filter((e) => e.kind === "marker") as { t: number; label: string }[];
     assert.deepEqual(marks.map((m) => m.label), ["truth:working", "truth:blocked:question"]);
@@ -153,7 +195,18 @@ describe("durability", () => {
   test("a recorder killed with SIGKILL leaves a file that reads back up to its last line", async () => {
     const p = castPath();
     const [cmd, ...pre] = runtimeArgv();
-    const child = spawn(cmd, [...pre, MAIN, "record", "-q", "-o", p, "--", "sh", "-c", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done"], { stdio: "ignore" });
+    const child = spawn(cmd, [
+      ...pre,
+      MAIN,
+      "record",
+      "-q",
+      "-o",
+      p,
+      "--",
+      "sh",
+      "-c",
+      "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done",
+    ], { stdio: "ignore" });
     await new Promise((r) => setTimeout(r, 1500));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
@@ -165,14 +218,15 @@ describe("durability", () => {
   });
 });
 
-
 describe("interactive, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("raw input forwarded, size followed, Ctrl-C reaches the child, terminal restored", async () => {
     const sock = path.join(dir, "tmux.sock");
     const p = path.join(dir, "interactive.cast");
     const [cmd, ...pre] = runtimeArgv();
     const { tm, pane, wait, type } = tmuxSession(sock, "t");
-    const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
+    const shell = `${
+      [cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")
+    } record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
     assert.equal(tm("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", shell).status, 0);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
@@ -209,7 +263,9 @@ describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is n
     const p = path.join(dir, "signalled.cast");
     const [cmd, ...pre] = runtimeArgv();
     const { tm, pane, wait, type } = tmuxSession(sock, "s");
-    const shell = `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
+    const shell = `${
+      [cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")
+    } record -o '${p}' -- bash --norc --noprofile -i; stty -a > '${p}.stty'; echo RECORDER-DONE; sleep 30`;
     tm("new-session", "-d", "-s", "s", "-x", "100", "-y", "30", shell);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());

@@ -1,7 +1,17 @@
 // `pstlab redact`: scrub secrets before a capture goes into a bug report.
 
 import { defineCommand, err, out } from "./common.ts";
-import { flag, IN_OUT, inAndOut, INPUT_OPTIONS, number, OUTPUT, RECORDING_OUTPUT_OPTIONS, repeated, text } from "./options.ts";
+import {
+  flag,
+  IN_OUT,
+  inAndOut,
+  INPUT_OPTIONS,
+  number,
+  OUTPUT,
+  RECORDING_OUTPUT_OPTIONS,
+  repeated,
+  text,
+} from "./options.ts";
 import type { Recording } from "../recording/model.ts";
 import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
@@ -12,14 +22,22 @@ import { UsageError } from "../errors.ts";
 
 export const spec = {
   name: "redact",
-  summary: "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
-  usage: "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT] | redact --check FILE --pattern REGEX…",
+  summary:
+    "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
+  usage:
+    "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT] | redact --check FILE --pattern REGEX…",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
-    "env-values": flag("also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env"),
+    "env-values": flag(
+      "also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
+    ),
     replace: text("TEXT", "replacement text (default [REDACTED])"),
     check: flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
-    "max-secret": number("N", "longest secret still found when split across reads (default 4096)", { min: 1, max: 1 << 20, integer: true }),
+    "max-secret": number("N", "longest secret still found when split across reads (default 4096)", {
+      min: 1,
+      max: 1 << 20,
+      integer: true,
+    }),
     output: OUTPUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
@@ -72,17 +90,29 @@ async function check(rec: Recording, red: Redactor): Promise<number> {
   const n = totalOf(red.stats);
   // Counts and places only: the matches themselves are what must not be printed.
   const inPath = disarm(rec.path);
-  out(n === 0 ? `${inPath}: no match of any pattern\n` : `${inPath}: ${n} match${n === 1 ? "" : "es"} remain (${describeStats(red.stats)})\n`);
+  out(
+    n === 0
+      ? `${inPath}: no match of any pattern\n`
+      : `${inPath}: ${n} match${n === 1 ? "" : "es"} remain (${describeStats(red.stats)})\n`,
+  );
   return n === 0 ? 0 : 1;
 }
 
 export const command = defineCommand(spec, async (p) => {
   const patterns = compilePatterns(p.values.pattern ?? []);
   if (p.values.check) {
-    if (p.positionals.length !== 1 || p.values.output) throw new UsageError("redact --check takes one FILE and writes nothing");
+    if (p.positionals.length !== 1 || p.values.output) {
+      throw new UsageError("redact --check takes one FILE and writes nothing");
+    }
   }
-  const [inPath, outPath] = p.values.check ? [p.positionals[0], ""] : inAndOut("redact", p.positionals, p.values.output);
-  if (!p.values.check && (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-"))) throw new UsageError(`redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`);
+  const [inPath, outPath] = p.values.check
+    ? [p.positionals[0], ""]
+    : inAndOut("redact", p.positionals, p.values.output);
+  if (!p.values.check && (sameFile(inPath, outPath) || (inPath === outPath && inPath !== "-"))) {
+    throw new UsageError(
+      `redact: refusing to write over the input ${inPath} (keep the original until you have checked the result)`,
+    );
+  }
   const rec = await openInput(inPath, p.values);
   if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env));
   if (patterns.length === 0) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");

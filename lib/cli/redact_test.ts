@@ -16,7 +16,20 @@ function counts(file: string) {
   const r = cli(["report", file, "--format", "json", "--episodes"]);
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(r.stdout);
-  return { detectors: j.detectors.map((d: { per_input: unknown[] }) => ({ ...d, per_input: d.per_input.map((p) => ({ ...(p as object), path: "" })), episode_list: undefined })), inputs: j.inputs.map((i: { manifest: { name: string } }) => ({ ...i, path: "", sha256: "", output_bytes: 0, manifest: i.manifest.name })) };
+  return {
+    detectors: j.detectors.map((d: { per_input: unknown[] }) => ({
+      ...d,
+      per_input: d.per_input.map((p) => ({ ...(p as object), path: "" })),
+      episode_list: undefined,
+    })),
+    inputs: j.inputs.map((i: { manifest: { name: string } }) => ({
+      ...i,
+      path: "",
+      sha256: "",
+      output_bytes: 0,
+      manifest: i.manifest.name,
+    })),
+  };
 }
 
 describe("redact on the command line", () => {
@@ -24,7 +37,10 @@ describe("redact on the command line", () => {
     const out = path.join(dir, "public.cast");
     const r = cli(["redact", DEPLOY, out, "--pattern", "eu-west", "--pattern", "deploy"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /replacements \(output 2, input 0, OSC 7501 text 2, OSC 7501 fields \d+, OSC 52 0, markers 0, other events 0, header 1\)/);
+    assert.match(
+      r.stderr,
+      /replacements \(output 2, input 0, OSC 7501 text 2, OSC 7501 fields \d+, OSC 52 0, markers 0, other events 0, header 1\)/,
+    );
     assert.ok(!/eu-west|deploy/.test(fs.readFileSync(out, "utf8")));
     assert.deepEqual(counts(out), counts(DEPLOY));
   });

@@ -20,7 +20,11 @@ function capture(shift = 0): string {
   last = 0;
   for (let k = 1; k < 20; k++) at(k * 0.1, "o", `\r\u001b[2K✢ Working… (${k}s · esc to interrupt)`);
   at(2, "m", "truth:blocked:permission");
-  at(2, "o", "\u001b]7501;state=blocked:kind=permission\u001b\\\r\n\u001b[2GDo\u001b[5Gyou\u001b[9Gwant\u001b[14Gto\u001b[17Gproceed?\r\n❯ 1. Yes\r\n");
+  at(
+    2,
+    "o",
+    "\u001b]7501;state=blocked:kind=permission\u001b\\\r\n\u001b[2GDo\u001b[5Gyou\u001b[9Gwant\u001b[14Gto\u001b[17Gproceed?\r\n❯ 1. Yes\r\n",
+  );
   at(5, "m", "truth:working");
   at(5, "o", "\u001b]7501;state=working\u001b\\\u001b[3A\u001b[J");
   for (let k = 51; k < 70; k++) at(k * 0.1, "o", `\r\u001b[2K✢ Working… (${k}s · esc to interrupt)`);
@@ -43,7 +47,10 @@ describe("report: known answers", () => {
     const j = json([cap, "--detectors", DET]);
     assert.equal(j.schema, 1);
     assert.equal(j.truth, "markers");
-    assert.deepEqual(j.inputs.map((i: { blocked_episodes: number; duration_s: number }) => [i.blocked_episodes, i.duration_s]), [[1, 12]]);
+    assert.deepEqual(
+      j.inputs.map((i: { blocked_episodes: number; duration_s: number }) => [i.blocked_episodes, i.duration_s]),
+      [[1, 12]],
+    );
     const d = Object.fromEntries(j.detectors.map((x: { name: string }) => [x.name, x]));
     assert.deepEqual(Object.keys(d), DET.split(","));
     assert.deepEqual(d.protocol.latency_s, { median: 0, p95: 0, max: 0, mean: 0 });
@@ -76,13 +83,22 @@ describe("report: known answers", () => {
 describe("report: formats", () => {
   test("markdown ends with what reproduces it", () => {
     const r = cli(["report", cap, "--detectors", DET, "--format", "markdown"]);
-    assert.match(r.stdout, /\| Detector \| Median latency \| Max \| Missed \| Linger \| False, working \| False, idle \|\n\|:---\|---:\|/);
+    assert.match(
+      r.stdout,
+      /\| Detector \| Median latency \| Max \| Missed \| Linger \| False, working \| False, idle \|\n\|:---\|---:\|/,
+    );
     assert.match(r.stdout, /\| `quiet>=1s` \| 1\.00 s \|/);
-    assert.match(r.stdout, /pstlab 0\.1\.0 · OSC 7501 revision 0\.4 · truth: markers · .*known\.cast` sha256 `[0-9a-f]{16}…` · reproduce: `pstlab report /);
+    assert.match(
+      r.stdout,
+      /pstlab 0\.1\.0 · OSC 7501 revision 0\.4 · truth: markers · .*known\.cast` sha256 `[0-9a-f]{16}…` · reproduce: `pstlab report /,
+    );
   });
   test("csv and junit", () => {
     const csv = cli(["report", cap, "--detectors", DET, "--format", "csv"]).stdout.trim().split("\n");
-    assert.equal(csv[0], "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s,truth_for_files");
+    assert.equal(
+      csv[0],
+      "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s,truth_for_files",
+    );
     assert.equal(csv.length, 6);
     const xml = cli(["report", cap, "--detectors", DET, "--format", "junit"]).stdout;
     assert.match(xml, /<testsuites name="pstlab report" tests="5" failures="0" skipped="5">/);
@@ -148,7 +164,10 @@ describe("report: truth sources and gates", () => {
     assert.equal(j.detectors[0].truth_for_files, 1);
     assert.equal(j.detectors[1].truth_for_files, 0);
     assert.match(cli(["report", ...args, "--format", "csv"]).stdout.split("\n")[1], /,1$/);
-    assert.match(cli(["report", ...args, "--format", "junit"]).stdout, /name="protocol">\n\s*<skipped message="the truth of this report/);
+    assert.match(
+      cli(["report", ...args, "--format", "junit"]).stdout,
+      /name="protocol">\n\s*<skipped message="the truth of this report/,
+    );
     // A gate on the truth could never fail: refused.
     const gate = cli(["report", ...args, "--gate", "protocol", "--max-missed", "0"]);
     assert.equal(gate.code, 2);
@@ -162,9 +181,31 @@ describe("report: truth sources and gates", () => {
     assert.match(out, /truth per file: .*known\.cast truth markers; .*bare4\.cast the protocol's reports/);
   });
   test("--max-* gates fail with exit 1 (and a JUnit failure)", () => {
-    const ok = cli(["report", cap, "--detectors", DET, "--gate", "protocol", "--max-missed", "0", "--max-latency", "0.05"]);
+    const ok = cli([
+      "report",
+      cap,
+      "--detectors",
+      DET,
+      "--gate",
+      "protocol",
+      "--max-missed",
+      "0",
+      "--max-latency",
+      "0.05",
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
-    const bad = cli(["report", cap, "--detectors", DET, "--gate", "screen:claude@700ms", "--max-latency", "0.05", "--format", "junit"]);
+    const bad = cli([
+      "report",
+      cap,
+      "--detectors",
+      DET,
+      "--gate",
+      "screen:claude@700ms",
+      "--max-latency",
+      "0.05",
+      "--format",
+      "junit",
+    ]);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /<failure message="max latency 0\.100 s &gt; 0\.05 s"\/>/);
     assert.match(bad.stderr, /screen:claude@700ms: max latency/);

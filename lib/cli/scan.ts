@@ -1,6 +1,6 @@
 // `pstlab scan`: every protocol event of a capture, in order.
 
-import { colorEnabled, out, defineCommand } from "./common.ts";
+import { colorEnabled, defineCommand, out } from "./common.ts";
 import { flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
 import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
@@ -32,8 +32,20 @@ export function toJson(e: ProtocolEvent): Record<string, unknown> {
   switch (e.type) {
     case "report":
       return {
-        t, type: e.type, id: e.id, state: e.state, kind: e.kind, progress: e.progress, app: e.app, title: e.title, msg: e.msg,
-        source: e.source, removed: e.removed, evicted: e.evicted, notes: e.notes.map((n) => n.code), depth: e.depth,
+        t,
+        type: e.type,
+        id: e.id,
+        state: e.state,
+        kind: e.kind,
+        progress: e.progress,
+        app: e.app,
+        title: e.title,
+        msg: e.msg,
+        source: e.source,
+        removed: e.removed,
+        evicted: e.evicted,
+        notes: e.notes.map((n) => n.code),
+        depth: e.depth,
       };
     case "discarded":
     case "ignored":
@@ -50,13 +62,22 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
   switch (e.type) {
     case "report": {
       const fields = [
-        e.kind && `kind=${e.kind}`, e.progress !== null && `progress=${e.progress}`, e.app && `app=${e.app}`,
-        e.title !== null && `title="${disarm(e.title)}"`, e.msg !== null && `msg="${disarm(e.msg)}"`,
-        e.source !== "osc7501" && `source=${e.source}`, e.removed.length > 0 && `removed: ${ids(e.removed)}`,
-        e.evicted.length > 0 && `evicted: ${ids(e.evicted)}`, e.notes.length > 0 && `notes: ${e.notes.map((n) => n.code).join(",")}`,
+        e.kind && `kind=${e.kind}`,
+        e.progress !== null && `progress=${e.progress}`,
+        e.app && `app=${e.app}`,
+        e.title !== null && `title="${disarm(e.title)}"`,
+        e.msg !== null && `msg="${disarm(e.msg)}"`,
+        e.source !== "osc7501" && `source=${e.source}`,
+        e.removed.length > 0 && `removed: ${ids(e.removed)}`,
+        e.evicted.length > 0 && `evicted: ${ids(e.evicted)}`,
+        e.notes.length > 0 && `notes: ${e.notes.map((n) => n.code).join(",")}`,
         e.depth > 0 && `tmux×${e.depth}`,
       ].filter(Boolean).join(" ");
-      const st = e.state === "blocked" ? paint(color, "1;31", e.state) : e.state === "error" ? paint(color, "31", e.state) : e.state;
+      const st = e.state === "blocked"
+        ? paint(color, "1;31", e.state)
+        : e.state === "error"
+        ? paint(color, "31", e.state)
+        : e.state;
       return [t, "report", e.id ?? "(root)", st, fields];
     }
     case "discarded":

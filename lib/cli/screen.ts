@@ -1,6 +1,6 @@
 // `pstlab screen`: the emulated screen at a time, for bug reports.
 
-import { out, defineCommand } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
@@ -13,7 +13,7 @@ export const spec = {
   options: {
     at: AT,
     plain: flag("only the rows (no header line)"),
-    json: flag("{\"t\", \"cols\", \"rows\", \"lines\", \"title\", \"osc9\", \"altScreen\", \"cursor\"}"),
+    json: flag('{"t", "cols", "rows", "lines", "title", "osc9", "altScreen", "cursor"}'),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
@@ -27,12 +27,30 @@ export const command = defineCommand(spec, async (p) => {
   const s = observer.screen;
   const rows = s.rows();
   if (p.values.json) {
-    out(JSON.stringify({ t: round6(t), cols: s.cols, rows: s.rowCount, lines: rows, title: s.title, osc9: s.osc9, altScreen: s.altScreen, cursor: s.cursor() }) + "\n");
+    out(
+      JSON.stringify({
+        t: round6(t),
+        cols: s.cols,
+        rows: s.rowCount,
+        lines: rows,
+        title: s.title,
+        osc9: s.osc9,
+        altScreen: s.altScreen,
+        cursor: s.cursor(),
+      }) + "\n",
+    );
   } else {
     let end = rows.length;
     while (end > 0 && rows[end - 1] === "") end--;
-    const head = p.values.plain ? [] : [`# ${rec.path} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${s.altScreen ? ", alternate screen" : ""}, cursor ${s.cursor().x},${s.cursor().y}${s.title ? `, title "${disarm(s.title)}"` : ""}`];
-    out([...head, ...rows.slice(0, end).map((r) => stripInvisible(r).replace(/[\x00-\x1f\x7f-\x9f]/g, "?"))].join("\n") + "\n");
+    const head = p.values.plain ? [] : [
+      `# ${rec.path} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${
+        s.altScreen ? ", alternate screen" : ""
+      }, cursor ${s.cursor().x},${s.cursor().y}${s.title ? `, title "${disarm(s.title)}"` : ""}`,
+    ];
+    out(
+      [...head, ...rows.slice(0, end).map((r) => stripInvisible(r).replace(/[\x00-\x1f\x7f-\x9f]/g, "?"))].join("\n") +
+        "\n",
+    );
   }
   printWarnings(rec);
   return 0;

@@ -25,7 +25,8 @@ describe("report --shard / --merge", () => {
       const single = JSON.parse(cli(["report", ...FILES, ...DET, "--format", "json"]).stdout);
       assert.deepEqual(merged.detectors, single.detectors);
       assert.deepEqual(merged.inputs, single.inputs);
-      const table = (out: string) => out.split("\n").filter((l) => /^(Detector|protocol|screen|quiet|herdr)/.test(l)).join("\n");
+      const table = (out: string) =>
+        out.split("\n").filter((l) => /^(Detector|protocol|screen|quiet|herdr)/.test(l)).join("\n");
       assert.equal(table(cli(["report", "--merge", ...parts]).stdout), table(cli(["report", ...FILES, ...DET]).stdout));
     });
   }
@@ -38,6 +39,8 @@ describe("report --shard / --merge", () => {
     assert.match(miss.stderr, /2 of 5 files missing \(file 2, 4\): a shard is missing/);
     assert.match(cli(["report", "--merge", p1, p1, p2]).stderr, /is in two shards/);
     assert.match(cli(["report", "--merge", F("deploy.cast")]).stderr, /is not a shard file/);
-    for (const bad of ["0/2", "3/2", "x", "1/0"]) assert.match(cli(["report", ...FILES, "--shard", bad]).stderr, /bad --shard/);
+    for (const bad of ["0/2", "3/2", "x", "1/0"]) {
+      assert.match(cli(["report", ...FILES, "--shard", bad]).stderr, /bad --shard/);
+    }
   });
 });

@@ -31,7 +31,12 @@ export const spec = {
     "  children      a root record plus a child record task/N per task, done at its end",
     "  flap          at each prompt: blocked → working → blocked within 100 ms",
   ],
-  examples: ["pstlab sim", "pstlab record -o sim.cast -- pstlab sim --tasks 3", "pstlab sim --protocol late=2s", "pstlab demo   # records it with a simulated user and scores the detectors"],
+  examples: [
+    "pstlab sim",
+    "pstlab record -o sim.cast -- pstlab sim --tasks 3",
+    "pstlab sim --protocol late=2s",
+    "pstlab demo   # records it with a simulated user and scores the detectors",
+  ],
 };
 
 export const command = defineCommand(spec, async (p) => {

@@ -10,11 +10,19 @@ import { cli, hasShared, SHARED, tmpDir, writeTmp } from "../testkit.ts";
 const dir = tmpDir("pstlab-snaps-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 fs.mkdirSync(path.join(dir, "panes"));
-writeTmp(dir, "panes/prompt.ansi.txt", " Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n");
+writeTmp(
+  dir,
+  "panes/prompt.ansi.txt",
+  " Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n",
+);
 writeTmp(dir, "panes/working.ansi.txt", "⏺ Read(src/a.ts)\n\n✻ Pondering… (3s · esc to interrupt)\n");
 writeTmp(dir, "panes/idle.ansi.txt", "──────\n❯ \n──────\n  ? for shortcuts\n");
 writeTmp(dir, "panes/question.ansi.txt", "Which file should I edit?\n");
-const labels = writeTmp(dir, "labels.tsv", "# pane\tstate\tkind\npanes/prompt.ansi.txt\tblocked\tpermission\npanes/working.ansi.txt\tworking\npanes/idle.ansi.txt\tidle\npanes/question.ansi.txt\tidle\n");
+const labels = writeTmp(
+  dir,
+  "labels.tsv",
+  "# pane\tstate\tkind\npanes/prompt.ansi.txt\tblocked\tpermission\npanes/working.ansi.txt\tworking\npanes/idle.ansi.txt\tidle\npanes/question.ansi.txt\tidle\n",
+);
 
 describe("report --labels on snapshots", () => {
   test("JSON: accuracy, confusion, misjudged with the rule", () => {
@@ -28,10 +36,25 @@ describe("report --labels on snapshots", () => {
     assert.deepEqual(screen.confusion, { blocked: { blocked: 1 }, working: { working: 1 }, idle: { idle: 2 } });
     const question = j.detectors.find((d: { name: string }) => d.name === "question");
     assert.equal(question.accuracy, 0.5);
-    assert.deepEqual(question.misjudged.map((m: { path: string; verdict: string; rule: string }) => [path.basename(m.path), m.verdict, m.rule]), [["working.ansi.txt", "idle", null], ["question.ansi.txt", "blocked", "line-ends-with-?"]]);
+    assert.deepEqual(
+      question.misjudged.map((
+        m: { path: string; verdict: string; rule: string },
+      ) => [path.basename(m.path), m.verdict, m.rule]),
+      [["working.ansi.txt", "idle", null], ["question.ansi.txt", "blocked", "line-ends-with-?"]],
+    );
   });
   test("table and markdown say the same; detectors that need time are named as not scored", () => {
-    const args = ["report", path.join(dir, "panes/prompt.ansi.txt"), path.join(dir, "panes/question.ansi.txt"), "--labels", labels, "--manifest", "claude", "--detectors", "screen:claude@50ms,question,quiet>=2s"];
+    const args = [
+      "report",
+      path.join(dir, "panes/prompt.ansi.txt"),
+      path.join(dir, "panes/question.ansi.txt"),
+      "--labels",
+      labels,
+      "--manifest",
+      "claude",
+      "--detectors",
+      "screen:claude@50ms,question,quiet>=2s",
+    ];
     const t = cli(args);
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, /^2 labelled snapshots/);
@@ -52,19 +75,30 @@ describe("report --labels on snapshots", () => {
     assert.match(r.stderr, /bad\.tsv:1: unknown state "sleeping"/);
   });
   test("other people's snapshots, with the rules made for them", { skip: !hasShared && "../shared is absent" }, () => {
-    const l = writeTmp(dir, "shared.tsv", [
-      `${SHARED}/captures/claudeless-2.1.29/initial_state.tui.ansi.txt\tidle`,
-      `${SHARED}/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt\tblocked\tpermission`,
-    ].join("\n") + "\n");
+    const l = writeTmp(
+      dir,
+      "shared.tsv",
+      [
+        `${SHARED}/captures/claudeless-2.1.29/initial_state.tui.ansi.txt\tidle`,
+        `${SHARED}/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt\tblocked\tpermission`,
+      ].join("\n") + "\n",
+    );
     const j = JSON.parse(cli(["report", "--labels", l, "--format", "json", "--manifest", "claude"]).stdout);
     const screen = j.detectors.find((d: { name: string }) => d.name === "screen:claude");
     assert.equal(screen.accuracy, 1);
     assert.deepEqual(screen.confusion, { idle: { idle: 1 }, blocked: { blocked: 1 } });
-    const codex = writeTmp(dir, "codex.tsv", [
-      `${SHARED}/captures/codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap\tblocked\tpermission`,
-      `${SHARED}/captures/codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap\tworking`,
-    ].join("\n") + "\n");
-    const c = JSON.parse(cli(["report", "--labels", codex, "--format", "json", "--manifest", "codex", "--detectors", "screen:codex"]).stdout);
+    const codex = writeTmp(
+      dir,
+      "codex.tsv",
+      [
+        `${SHARED}/captures/codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap\tblocked\tpermission`,
+        `${SHARED}/captures/codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap\tworking`,
+      ].join("\n") + "\n",
+    );
+    const c = JSON.parse(
+      cli(["report", "--labels", codex, "--format", "json", "--manifest", "codex", "--detectors", "screen:codex"])
+        .stdout,
+    );
     assert.equal(c.detectors[0].accuracy, 1, JSON.stringify(c.detectors[0].misjudged));
   });
 });

@@ -1,6 +1,6 @@
 // `pstlab status`: the record table at a time.
 
-import { out, defineCommand } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
 import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { Store } from "../osc7501/store.ts";
@@ -10,7 +10,7 @@ export const spec = {
   name: "status",
   summary: "show the OSC 7501 records a terminal would hold at a time",
   usage: "pstlab status [FILE|-] [--at SECONDS] [--raw] [--json]",
-  options: { at: AT, json: flag("{\"records\":[…]}: root first, then ids in lexicographic order"), ...INPUT_OPTIONS },
+  options: { at: AT, json: flag('{"records":[…]}: root first, then ids in lexicographic order'), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,
   examples: [
     "pstlab status fixtures/captures/deploy.cast --at 1.0",
@@ -20,8 +20,14 @@ export const spec = {
 
 export function recordsJson(store: Store): Record<string, unknown>[] {
   return store.list().map((r) => ({
-    id: r.id, state: r.state, kind: r.kind, progress: r.progress, app: r.app,
-    effectiveApp: store.effectiveApp(r.id), title: r.title, msg: r.msg,
+    id: r.id,
+    state: r.state,
+    kind: r.kind,
+    progress: r.progress,
+    app: r.app,
+    effectiveApp: store.effectiveApp(r.id),
+    title: r.title,
+    msg: r.msg,
   }));
 }
 
@@ -33,14 +39,27 @@ export const command = defineCommand(spec, async (p) => {
   const t = at === Infinity ? end : at;
   if (p.values.json) {
     const att = store.attention();
-    out(JSON.stringify({ t: round6(t), records: recordsJson(store), attention: att ? { id: att.id, state: att.state } : null }) + "\n");
+    out(
+      JSON.stringify({
+        t: round6(t),
+        records: recordsJson(store),
+        attention: att ? { id: att.id, state: att.state } : null,
+      }) + "\n",
+    );
   } else if (store.size === 0) {
     out(`no records at ${t.toFixed(3)} s\n`);
   } else {
     const rows = store.list().map((r) => {
       const eff = store.effectiveApp(r.id);
-      return [r.id ?? "(root)", r.state, r.kind ?? "-", r.progress !== null ? `${r.progress}%` : "-",
-        r.app ?? (eff ? `(${eff})` : "-"), r.title !== null ? disarm(r.title) : "-", r.msg !== null ? disarm(r.msg) : "-"];
+      return [
+        r.id ?? "(root)",
+        r.state,
+        r.kind ?? "-",
+        r.progress !== null ? `${r.progress}%` : "-",
+        r.app ?? (eff ? `(${eff})` : "-"),
+        r.title !== null ? disarm(r.title) : "-",
+        r.msg !== null ? disarm(r.msg) : "-",
+      ];
     });
     out(`records at ${t.toFixed(3)} s:\n`);
     out(alignRows([["ID", "STATE", "KIND", "PROGRESS", "APP", "TITLE", "MSG"], ...rows]).join("\n") + "\n");

@@ -21,7 +21,10 @@ export const spec = {
     ...INPUT_OPTIONS,
   },
   positionals: IN_OUT,
-  examples: ["pstlab trim long.cast prompt.cast --from 61 --to 75", "pstlab trim long.cast tail.cast --from 5m --keep-prelude"],
+  examples: [
+    "pstlab trim long.cast prompt.cast --from 61 --to 75",
+    "pstlab trim long.cast tail.cast --from 5m --keep-prelude",
+  ],
 };
 
 export const command = defineCommand(spec, async (p) => {

@@ -13,9 +13,21 @@ const judge = (name: string, screen: string, title = "") => {
 
 const CASES: Record<string, [string, string, string | null, string?][]> = {
   codex: [
-    ["> You are in /work/app\n\nDo you trust the contents of this directory?\n› 1. Yes, continue\n  2. No, quit", "blocked", "approval_overlay"],
-    ["> You are in /work/app\n\nAllow Codex to work in this folder without asking for approval?\n› 1. Yes, allow\n  2. No", "blocked", "approval_overlay"],
-    ["> You are in /srv\n\n  Some newer wording of the question\n› 1. Yes, I trust it\n  2. No", "blocked", "trust_dialog"],
+    [
+      "> You are in /work/app\n\nDo you trust the contents of this directory?\n› 1. Yes, continue\n  2. No, quit",
+      "blocked",
+      "approval_overlay",
+    ],
+    [
+      "> You are in /work/app\n\nAllow Codex to work in this folder without asking for approval?\n› 1. Yes, allow\n  2. No",
+      "blocked",
+      "approval_overlay",
+    ],
+    [
+      "> You are in /srv\n\n  Some newer wording of the question\n› 1. Yes, I trust it\n  2. No",
+      "blocked",
+      "trust_dialog",
+    ],
     ["• Working (3s • Ctrl C to interrupt)\n\n› ", "working", "working_status"],
     ["• Working (12s • esc to interrupt)", "working", "working_status"],
     ["Would you like to run the following command?\n  $ npm test\n› 1. Yes", "blocked", "approval_overlay"],
@@ -62,7 +74,11 @@ const CASES: Record<string, [string, string, string | null, string?][]> = {
     ["Tokens: 2.1k sent, 300 received.\narchitect> ", "idle", "input_prompt"],
   ],
   amazonq: [
-    ["Allow this action? Use 't' to trust (always allow) this tool for the session. [y/n/t]:", "blocked", "tool_approval"],
+    [
+      "Allow this action? Use 't' to trust (always allow) this tool for the session. [y/n/t]:",
+      "blocked",
+      "tool_approval",
+    ],
     ["⠼ Thinking...", "working", "thinking"],
     ["> ", "idle", "input_prompt"],
   ],
@@ -82,7 +98,9 @@ describe("bundled agent manifests", () => {
   });
   for (const [name, cases] of Object.entries(CASES)) {
     test(name, () => {
-      for (const [screen, state, rule, title] of cases) assert.deepEqual(judge(name, screen, title ?? ""), [state, rule], `${name}: ${JSON.stringify(screen)}`);
+      for (const [screen, state, rule, title] of cases) {
+        assert.deepEqual(judge(name, screen, title ?? ""), [state, rule], `${name}: ${JSON.stringify(screen)}`);
+      }
       // Every rule of the manifest is exercised by a case.
       const rules = resolveManifest(name).rules.map((r) => r.id);
       for (const id of rules) assert.ok(cases.some((c) => c[2] === id), `${name}: rule ${id} has no case`);

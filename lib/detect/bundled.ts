@@ -18,7 +18,19 @@ import { loadManifest, type Manifest } from "./manifest.ts";
 import { readTextFile } from "../recording/source.ts";
 import { ManifestError } from "../errors.ts";
 
-export const BUNDLED: Record<string, string> = { claude, codex, gemini, opencode, copilot, cursor, amp, aider, amazonq, auggie, generic };
+export const BUNDLED: Record<string, string> = {
+  claude,
+  codex,
+  gemini,
+  opencode,
+  copilot,
+  cursor,
+  amp,
+  aider,
+  amazonq,
+  auggie,
+  generic,
+};
 
 const cache = new Map<string, Manifest>();
 
@@ -29,7 +41,12 @@ export function resolveManifest(spec: string): Manifest {
   let m: Manifest;
   if (!spec.includes("/") && !spec.endsWith(".toml")) {
     const text = BUNDLED[spec];
-    if (text === undefined) throw new ManifestError(spec, `no bundled manifest "${spec}" (bundled: ${Object.keys(BUNDLED).join(", ")}; or give a path to a .toml file)`);
+    if (text === undefined) {
+      throw new ManifestError(
+        spec,
+        `no bundled manifest "${spec}" (bundled: ${Object.keys(BUNDLED).join(", ")}; or give a path to a .toml file)`,
+      );
+    }
     m = loadManifest(text, spec, `bundled:${spec}`);
   } else {
     const text = readTextFile(spec);

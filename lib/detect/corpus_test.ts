@@ -9,25 +9,37 @@ import { analyzeFile } from "../../replay/analyze.ts";
 import { ROOT } from "../testkit.ts";
 
 const corpus = (n: string) => path.join(ROOT, "fixtures/corpus", `${n}.cast`);
-const PROMPTS: [string, number][] = [["apt", 1], ["passphrase", 2], ["python-input", 1], ["git-add-p", 1], ["npm-init", 11]];
+const PROMPTS: [string, number][] = [["apt", 1], ["passphrase", 2], ["python-input", 1], ["git-add-p", 1], [
+  "npm-init",
+  11,
+]];
 const QUIET = ["pager", "vim", "top", "seq", "shell"];
 
 for (const manifest of ["generic", "auto"]) {
   describe(`corpus, --manifest ${manifest}`, () => {
-    const run = (n: string) => analyzeFile(corpus(n), { detectors: [`screen:${manifest}@300ms`], truth: "markers", open: {} });
+    const run = (n: string) =>
+      analyzeFile(corpus(n), { detectors: [`screen:${manifest}@300ms`], truth: "markers", open: {} });
     for (const [name, prompts] of PROMPTS) {
       test(`${name}: ${prompts} prompt${prompts === 1 ? "" : "s"}, each caught within 300 ms`, async () => {
         const r = await run(name);
         const s = r.scores[0];
         assert.equal(s.episodes.length, prompts);
-        for (const e of s.episodes) assert.ok(e.latency !== null && e.latency <= 0.3 + 1e-9, `${name}: episode at ${e.start} s caught after ${e.latency} s`);
+        for (const e of s.episodes) {
+          assert.ok(
+            e.latency !== null && e.latency <= 0.3 + 1e-9,
+            `${name}: episode at ${e.start} s caught after ${e.latency} s`,
+          );
+        }
         assert.equal(s.falseAlarms.working.count + s.falseAlarms.idle.count + s.falseAlarms.unlabeled.count, 0);
       });
     }
     for (const name of QUIET) {
       test(`${name}: never blocked`, async () => {
         const r = await run(name);
-        assert.ok(r.timelines[0].points.every((p) => !p.needsYou), JSON.stringify(r.timelines[0].points.filter((p) => p.needsYou)));
+        assert.ok(
+          r.timelines[0].points.every((p) => !p.needsYou),
+          JSON.stringify(r.timelines[0].points.filter((p) => p.needsYou)),
+        );
       });
     }
   });

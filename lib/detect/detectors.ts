@@ -41,9 +41,12 @@ export interface Detector {
 const BEFORE = 1e-6;
 const UNTIL_NEXT_EVENT = () => Infinity;
 
-
-const v = (state: DetState, rule: string | null, evidence: string | null = null, kind: Kind | null = null): Verdict =>
-  ({ state, needsYou: state === "blocked", rule, evidence, kind });
+const v = (
+  state: DetState,
+  rule: string | null,
+  evidence: string | null = null,
+  kind: Kind | null = null,
+): Verdict => ({ state, needsYou: state === "blocked", rule, evidence, kind });
 
 const EXITED = v("idle", "process-exited");
 
@@ -104,7 +107,9 @@ export class ProtocolDetector implements Detector {
   }
   judge(o: Observation): Verdict {
     // Judged after every event ("@write"): the attention ranking is recomputed only when the store changed.
-    if (this.last?.version !== o.storeVersion) this.last = { version: o.storeVersion, verdict: recordVerdict(o.store.attention()) };
+    if (this.last?.version !== o.storeVersion) {
+      this.last = { version: o.storeVersion, verdict: recordVerdict(o.store.attention()) };
+    }
     return this.last.verdict;
   }
 }
@@ -148,7 +153,9 @@ export class TailDetector extends ManifestViewDetector {
   /** The naive observer sees bytes only: no title, no OSC 9. */
   private readonly rules = ruleMemo();
   protected evaluateOn(o: Observation): Evaluation {
-    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }), { memo: this.rules });
+    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }), {
+      memo: this.rules,
+    });
   }
 }
 
@@ -158,7 +165,10 @@ export class TitleDetector extends ManifestViewDetector {
   }
   /** Title and OSC 9 rules only; their results are kept by region text (a spinner redraw changes neither). */
   protected evaluateOn(o: Observation): Evaluation {
-    return evaluate(this.manifest, o, { only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress", memo: o.rules });
+    return evaluate(this.manifest, o, {
+      only: (r) => r.region.name === "osc_title" || r.region.name === "osc_progress",
+      memo: o.rules,
+    });
   }
 }
 
@@ -195,7 +205,9 @@ export class QuietDetector implements Detector {
   }
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
-    return this.quiet(o) ? v("blocked", "quiet", `no output for ${(o.t - Math.max(o.lastOutputAt, 0)).toFixed(2)} s`) : v("working", "output", null);
+    return this.quiet(o)
+      ? v("blocked", "quiet", `no output for ${(o.t - Math.max(o.lastOutputAt, 0)).toFixed(2)} s`)
+      : v("working", "output", null);
   }
   /** Quiet flips once, at the last output + N; then it holds until output comes. */
   holdsUntil(o: Observation): number {
@@ -384,5 +396,7 @@ export function createDetector(name: string, manifests: (spec: string) => Manife
       if (iv !== null) throw new DetectorError(`herdr:<manifest> has Herdr's own timing; no @interval`);
       return new HerdrDetector(needArg());
   }
-  throw new DetectorError(`unknown detector "${name}" (known: protocol, screen:<m>@<iv>, tail8k:<m>, question, quiet>=<N>s, title:<m>, hash@500ms, combined:<m>, herdr:<m>)`);
+  throw new DetectorError(
+    `unknown detector "${name}" (known: protocol, screen:<m>@<iv>, tail8k:<m>, question, quiet>=<N>s, title:<m>, hash@500ms, combined:<m>, herdr:<m>)`,
+  );
 }

@@ -26,15 +26,17 @@ const at = (tl: Timeline | undefined, t: number): Verdict => verdictAt(tl!, t)!;
 const edges = (tl: Timeline) => {
   const out: [number, boolean][] = [];
   let prev = false;
-  for (const p of tl.points) if (p.verdict.needsYou !== prev) out.push([p.t, (prev = p.verdict.needsYou)]);
+  for (const p of tl.points) if (p.verdict.needsYou !== prev) out.push([p.t, prev = p.verdict.needsYou]);
   return out;
 };
 
 // Claude-like frames. Words placed with CSI n G and no newlines, as the real captures.
 const HOME = "\x1b[H\x1b[2J";
-const promptBox = "\x1b[20;1H" + "─".repeat(80) + "\r\x1b[1B❯ \r\x1b[1B" + "─".repeat(80) + "\r\x1b[1B  ? for shortcuts";
+const promptBox = "\x1b[20;1H" + "─".repeat(80) + "\r\x1b[1B❯ \r\x1b[1B" + "─".repeat(80) +
+  "\r\x1b[1B  ? for shortcuts";
 const working = (n: number) => `\x1b[18;1H\x1b[2K✢ Reticulating… (${n}s · ↓ 12 tokens · esc to interrupt)`;
-const permission = "\x1b[10;1H\r\x1b[1C\x1b[1BDo\x1b[5Gyou\x1b[9Gwant\x1b[14Gto\x1b[17Gproceed?\r\x1b[1C\x1b[1B❯\x1b[4G1. Yes\r\x1b[3C\x1b[1B2. No\r\x1b[1B\x1b[2GEsc\x1b[6Gto\x1b[9Gcancel\x1b[16G·\x1b[18GTab\x1b[22Gto\x1b[25Gamend";
+const permission =
+  "\x1b[10;1H\r\x1b[1C\x1b[1BDo\x1b[5Gyou\x1b[9Gwant\x1b[14Gto\x1b[17Gproceed?\r\x1b[1C\x1b[1B❯\x1b[4G1. Yes\r\x1b[3C\x1b[1B2. No\r\x1b[1B\x1b[2GEsc\x1b[6Gto\x1b[9Gcancel\x1b[16G·\x1b[18GTab\x1b[22Gto\x1b[25Gamend";
 const erase = "\x1b[10;1H\x1b[J";
 
 describe("screen rules vs the stripped tail (osFoundry's fixture lesson)", () => {
@@ -58,7 +60,15 @@ describe("detectors on a synthetic turn", () => {
   evs.push(o(5, erase + working(5)));
   for (let k = 51; k < 60; k++) evs.push(o(k * 0.1, working(k)));
   evs.push(o(6, "\x1b[18;1H\x1b[2K✻ Worked for 6s\r\n"));
-  const names = ["screen:claude@50ms", "screen:claude@700ms", "tail8k:claude", "question", "quiet>=1s", "hash@500ms", "herdr:claude"];
+  const names = [
+    "screen:claude@50ms",
+    "screen:claude@700ms",
+    "tail8k:claude",
+    "question",
+    "quiet>=1s",
+    "hash@500ms",
+    "herdr:claude",
+  ];
   test("screen rules at 50 ms: blocked from the first sample after 2 s until the erase", async () => {
     const tls = await run(names, evs, 12);
     assert.deepEqual(edges(tls.get("screen:claude@50ms")!), [[2, true], [5, false]]);
@@ -124,12 +134,23 @@ describe("traps", () => {
 describe("protocol and combined", () => {
   const rep = (t: number, body: string) => o(t, `\x1b]7501;${body}\x1b\\`);
   test("protocol: needs-you exactly when a blocked record exists", async () => {
-    const tls = await run(["protocol"], [rep(0.5, "state=working"), rep(1.25, "state=blocked:kind=permission"), rep(3, "state=working"), o(4, "\x1b]133;A\x07")]);
+    const tls = await run(["protocol"], [
+      rep(0.5, "state=working"),
+      rep(1.25, "state=blocked:kind=permission"),
+      rep(3, "state=working"),
+      o(4, "\x1b]133;A\x07"),
+    ]);
     assert.deepEqual(edges(tls.get("protocol")!), [[1.25, true], [3, false]]);
     assert.equal(at(tls.get("protocol"), 4).state, "unknown");
   });
   test("combined: a prompt on screen always counts; otherwise the program's report", async () => {
-    const evs = [o(0, HOME + promptBox), rep(0.5, "state=working"), o(1, permission), o(2, erase), rep(3, "state=blocked")];
+    const evs = [
+      o(0, HOME + promptBox),
+      rep(0.5, "state=working"),
+      o(1, permission),
+      o(2, erase),
+      rep(3, "state=blocked"),
+    ];
     const tls = await run(["combined:claude@write"], evs);
     const c = tls.get("combined:claude@write")!;
     assert.equal(at(c, 0).state, "idle");
@@ -139,7 +160,11 @@ describe("protocol and combined", () => {
     assert.equal(at(c, 3).state, "blocked");
   });
   test("after the process exits, screen detectors read idle", async () => {
-    const tls = await run(["screen:claude@50ms", "quiet>=1s"], [o(0, permission), { t: 1, kind: "exit", status: 0 }], 3);
+    const tls = await run(
+      ["screen:claude@50ms", "quiet>=1s"],
+      [o(0, permission), { t: 1, kind: "exit", status: 0 }],
+      3,
+    );
     assert.equal(at(tls.get("screen:claude@50ms"), 3).rule, "process-exited");
     assert.equal(at(tls.get("quiet>=1s"), 3).needsYou, false);
   });
@@ -159,10 +184,22 @@ describe("names", () => {
 const CAP = path.join(SHARED, "captures");
 describe("real captures", { skip: !hasShared && "../shared/captures is absent" }, () => {
   const cases: [string, string, string[]][] = [
-    ["claudeless-2.1.29/initial_state.tui.ansi.txt", "idle", ["claude", path.join(SHARED, "manifests/herdr/claude.toml")]],
-    ["claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt", "blocked", ["claude", path.join(SHARED, "manifests/herdr/claude.toml")]],
-    ["codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap", "blocked", ["codex", path.join(SHARED, "manifests/herdr/codex.toml")]],
-    ["codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap", "working", ["codex", path.join(SHARED, "manifests/herdr/codex.toml")]],
+    ["claudeless-2.1.29/initial_state.tui.ansi.txt", "idle", [
+      "claude",
+      path.join(SHARED, "manifests/herdr/claude.toml"),
+    ]],
+    ["claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt", "blocked", [
+      "claude",
+      path.join(SHARED, "manifests/herdr/claude.toml"),
+    ]],
+    ["codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap", "blocked", [
+      "codex",
+      path.join(SHARED, "manifests/herdr/codex.toml"),
+    ]],
+    ["codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap", "working", [
+      "codex",
+      path.join(SHARED, "manifests/herdr/codex.toml"),
+    ]],
   ];
   for (const [file, want, manifests] of cases) {
     for (const m of manifests) {

@@ -16,7 +16,14 @@ import { parseRegion, type Region, type RegionSource, RegionView } from "./regio
 import type { Kind } from "../osc7501/parse.ts";
 
 export const ENGINE_VERSION = 4;
-export const LIMITS = { rules: 128, gates: 512, matchersPerGate: 32, matchers: 1024, matcherChars: 512, depth: 8 } as const;
+export const LIMITS = {
+  rules: 128,
+  gates: 512,
+  matchersPerGate: 32,
+  matchers: 1024,
+  matcherChars: 512,
+  depth: 8,
+} as const;
 
 export type DetState = "idle" | "working" | "blocked" | "unknown";
 const DET_STATES = new Set(["idle", "working", "blocked", "unknown"]);
@@ -60,9 +67,23 @@ export interface Manifest {
   path: string;
 }
 
-
 const HERDR_TOP = new Set(["id", "version", "min_engine_version", "updated_at", "aliases", "resume_options", "rules"]);
-const HERDR_RULE = new Set(["id", "state", "priority", "region", "visible_idle", "visible_working", "visible_blocker", "skip_state_update", "contains", "regex", "line_regex", "all", "any", "not"]);
+const HERDR_RULE = new Set([
+  "id",
+  "state",
+  "priority",
+  "region",
+  "visible_idle",
+  "visible_working",
+  "visible_blocker",
+  "skip_state_update",
+  "contains",
+  "regex",
+  "line_regex",
+  "all",
+  "any",
+  "not",
+]);
 const GATE_KEYS = new Set(["contains", "regex", "line_regex", "all", "any", "not"]);
 const FM_TOP = new Set(["style", "name", "description", "version", "rules"]);
 const FM_RULE = new Set(["id", "state", "kind", "region", "any", "all", "not", "contains", "comment"]);
@@ -84,12 +105,16 @@ class Builder {
 
   strings(where: string, v: unknown, field: string): string[] {
     if (v === undefined) return [];
-    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) this.fail(where, `${field} must be an array of strings`);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+      this.fail(where, `${field} must be an array of strings`);
+    }
     return v as string[];
   }
 
   compile(where: string, src: string): Matcher {
-    if (src.length > LIMITS.matcherChars) this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
+    if (src.length > LIMITS.matcherChars) {
+      this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
+    }
     let re: RegExp;
     try {
       re = compileRust(src);
@@ -105,18 +130,26 @@ class Builder {
   matchers(where: string, n: number): void {
     if (n > LIMITS.matchersPerGate) this.fail(where, `${n} matchers in one gate (limit ${LIMITS.matchersPerGate})`);
     this.counter.matchers += n;
-    if (this.counter.matchers > LIMITS.matchers) throw new ManifestError(this.file, `more than ${LIMITS.matchers} matchers in the manifest`);
+    if (this.counter.matchers > LIMITS.matchers) {
+      throw new ManifestError(this.file, `more than ${LIMITS.matchers} matchers in the manifest`);
+    }
   }
 
   gate(where: string, o: Obj, depth: number, allowed: Set<string>): Gate {
     if (depth > LIMITS.depth) this.fail(where, `gates nested deeper than ${LIMITS.depth}`);
     for (const k of Object.keys(o)) if (!allowed.has(k)) this.fail(where, `unknown field "${k}"`);
-    if (++this.counter.gates > LIMITS.gates) throw new ManifestError(this.file, `more than ${LIMITS.gates} gates in the manifest`);
+    if (++this.counter.gates > LIMITS.gates) {
+      throw new ManifestError(this.file, `more than ${LIMITS.gates} gates in the manifest`);
+    }
     const contains = this.strings(where, o.contains, "contains");
     const regex = this.strings(where, o.regex, "regex");
     const lineRegex = this.strings(where, o.line_regex, "line_regex");
     this.matchers(where, contains.length + regex.length + lineRegex.length);
-    for (const c of contains) if (c.length > LIMITS.matcherChars) this.fail(where, `a matcher is ${c.length} characters (limit ${LIMITS.matcherChars})`);
+    for (const c of contains) {
+      if (c.length > LIMITS.matcherChars) {
+        this.fail(where, `a matcher is ${c.length} characters (limit ${LIMITS.matcherChars})`);
+      }
+    }
     const sub = (field: string): Gate[] => {
       const v = o[field];
       if (v === undefined) return [];
@@ -138,7 +171,9 @@ function detectStyle(doc: Obj): "herdr" | "first-match" {
   if (doc.style === "herdr" || doc.style === "first-match") return doc.style;
   if (doc.style !== undefined) throw new Error(`style must be "herdr" or "first-match"`);
   const rules = Array.isArray(doc.rules) ? doc.rules.filter(isObj) : [];
-  const stringGates = rules.some((r) => ["any", "all", "not"].some((k) => Array.isArray(r[k]) && (r[k] as unknown[]).some((x) => typeof x === "string")));
+  const stringGates = rules.some((r) =>
+    ["any", "all", "not"].some((k) => Array.isArray(r[k]) && (r[k] as unknown[]).some((x) => typeof x === "string"))
+  );
   if (stringGates) return "first-match";
   if (typeof doc.id === "string" || rules.some((r) => "priority" in r)) return "herdr";
   return "first-match";
@@ -151,7 +186,10 @@ function parseDoc(text: string, file: string): { doc: Obj; style: "herdr" | "fir
     doc = parseToml(text) as Obj;
   } catch (e) {
     const err = e as { line?: number; message: string };
-    throw new ManifestError(file, `not valid TOML${err.line ? ` (line ${err.line})` : ""}: ${err.message.split("\n")[0]}`);
+    throw new ManifestError(
+      file,
+      `not valid TOML${err.line ? ` (line ${err.line})` : ""}: ${err.message.split("\n")[0]}`,
+    );
   }
   let style: "herdr" | "first-match";
   try {
@@ -168,7 +206,9 @@ function parseDoc(text: string, file: string): { doc: Obj; style: "herdr" | "fir
     }
   }
   if (!Array.isArray(doc.rules) || doc.rules.length === 0) throw new ManifestError(file, "no [[rules]]");
-  if (doc.rules.length > LIMITS.rules) throw new ManifestError(file, `${doc.rules.length} rules (limit ${LIMITS.rules})`);
+  if (doc.rules.length > LIMITS.rules) {
+    throw new ManifestError(file, `${doc.rules.length} rules (limit ${LIMITS.rules})`);
+  }
   return { doc, style };
 }
 
@@ -183,17 +223,28 @@ interface RuleBase {
 /** A rule in Herdr's format: priority, visibility flags (honoured only when they match the state), nested gates. */
 function herdrRule(b: Builder, raw: Obj, base: RuleBase): Rule {
   const { id, index, state, region, where } = base;
-    for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
-    const prio = raw.priority ?? 0;
-    if (typeof prio !== "number" || !Number.isInteger(prio)) b.fail(where, "priority must be an integer");
-    for (const k of ["visible_idle", "visible_working", "visible_blocker", "skip_state_update"]) {
-      if (raw[k] !== undefined && typeof raw[k] !== "boolean") b.fail(where, `${k} must be true or false`);
-    }
-    const gateFields: Obj = {};
-    for (const k of GATE_KEYS) if (raw[k] !== undefined) gateFields[k] = raw[k];
-    // Flags are honoured only when the rule's state equals the flag's state.
-    const visible = (state === "idle" && raw.visible_idle === true) || (state === "working" && raw.visible_working === true) || (state === "blocked" && raw.visible_blocker === true);
-    return { id, index, state, priority: prio as number, region, visible, skip: raw.skip_state_update === true, kind: null, gate: b.gate(where, gateFields, 1, GATE_KEYS) };
+  for (const k of Object.keys(raw)) if (!HERDR_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
+  const prio = raw.priority ?? 0;
+  if (typeof prio !== "number" || !Number.isInteger(prio)) b.fail(where, "priority must be an integer");
+  for (const k of ["visible_idle", "visible_working", "visible_blocker", "skip_state_update"]) {
+    if (raw[k] !== undefined && typeof raw[k] !== "boolean") b.fail(where, `${k} must be true or false`);
+  }
+  const gateFields: Obj = {};
+  for (const k of GATE_KEYS) if (raw[k] !== undefined) gateFields[k] = raw[k];
+  // Flags are honoured only when the rule's state equals the flag's state.
+  const visible = (state === "idle" && raw.visible_idle === true) ||
+    (state === "working" && raw.visible_working === true) || (state === "blocked" && raw.visible_blocker === true);
+  return {
+    id,
+    index,
+    state,
+    priority: prio as number,
+    region,
+    visible,
+    skip: raw.skip_state_update === true,
+    kind: null,
+    gate: b.gate(where, gateFields, 1, GATE_KEYS),
+  };
 }
 
 /** A first-match rule: regex lists any / all / not, plain contains, an optional kind. */
@@ -201,7 +252,9 @@ function firstMatchRule(b: Builder, raw: Obj, base: RuleBase): Rule {
   const { id, index, state, region, where } = base;
   for (const k of Object.keys(raw)) if (!FM_RULE.has(k)) b.fail(where, `unknown field "${k}"`);
   const kind = raw.kind;
-  if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind) || state !== "blocked")) b.fail(where, "kind must be permission, question or auth, on a blocked rule");
+  if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind) || state !== "blocked")) {
+    b.fail(where, "kind must be permission, question or auth, on a blocked rule");
+  }
   // First-match gates hold regex lists: any (one must match), all (every one), not (none).
   const rx = (field: string) => b.strings(where, raw[field], field);
   const any = rx("any"), all = rx("all"), not = rx("not");
@@ -216,7 +269,17 @@ function firstMatchRule(b: Builder, raw: Obj, base: RuleBase): Rule {
     not: not.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
   };
   b.matchers(where, any.length + all.length + not.length + contains.length);
-  return { id, index, state, priority: 0, region, visible: state === "blocked", skip: false, kind: (kind as Kind) ?? null, gate };
+  return {
+    id,
+    index,
+    state,
+    priority: 0,
+    region,
+    visible: state === "blocked",
+    skip: false,
+    kind: (kind as Kind) ?? null,
+    gate,
+  };
 }
 
 export function loadManifest(text: string, name: string, file: string): Manifest {
@@ -231,7 +294,9 @@ export function loadManifest(text: string, name: string, file: string): Manifest
     if (seen.has(id)) b.fail(where, "duplicate rule id");
     seen.add(id);
     const state = raw.state;
-    if (typeof state !== "string" || !DET_STATES.has(state)) b.fail(where, `state must be idle, working, blocked or unknown (got ${JSON.stringify(state)})`);
+    if (typeof state !== "string" || !DET_STATES.has(state)) {
+      b.fail(where, `state must be idle, working, blocked or unknown (got ${JSON.stringify(state)})`);
+    }
     const regionText = raw.region === undefined ? "whole_recent" : raw.region;
     const region = typeof regionText === "string" ? parseRegion(regionText) : null;
     if (!region) return b.fail(where, `unknown region ${JSON.stringify(regionText)}`);
@@ -314,7 +379,12 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
         break;
       }
     }
-    trace?.push({ kind: "line_regex", pattern: m.source, matched: line !== null, evidence: line === null ? null : clip(line.trim()) });
+    trace?.push({
+      kind: "line_regex",
+      pattern: m.source,
+      matched: line !== null,
+      evidence: line === null ? null : clip(line.trim()),
+    });
     if (line === null) {
       ok = false;
       if (!trace) return false;
@@ -390,7 +460,11 @@ export type RuleMemo = WeakMap<Rule, { text: string; ok: boolean; evidence?: str
 /** A fresh memo for one stream of inputs (one observer's screen, one detector's tail). */
 export const ruleMemo = (): RuleMemo => new WeakMap();
 
-function ruleResult(rule: Rule, view: RegionView, memo: RuleMemo | undefined): { ok: boolean; evidence?: string | null } {
+function ruleResult(
+  rule: Rule,
+  view: RegionView,
+  memo: RuleMemo | undefined,
+): { ok: boolean; evidence?: string | null } {
   if (!memo) return { ok: evalGate(rule.gate, view, rule.region, null) };
   const text = view.text(rule.region);
   let c = memo.get(rule);
@@ -402,7 +476,11 @@ function ruleResult(rule: Rule, view: RegionView, memo: RuleMemo | undefined): {
 }
 
 /** Evaluates a manifest on one input (a screen view and the terminal's OSC state). */
-export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { explain?: boolean; only?: (r: Rule) => boolean; memo?: RuleMemo } = {}): Evaluation {
+export function evaluate(
+  m: Manifest,
+  src: RegionSource | RegionView,
+  opts: { explain?: boolean; only?: (r: Rule) => boolean; memo?: RuleMemo } = {},
+): Evaluation {
   const view = src instanceof RegionView ? src : new RegionView(src);
   if (opts.explain) return explainAll(m, view, opts.only);
   // The first match in evaluation order wins: nothing after it can outrank it.
@@ -417,10 +495,25 @@ export function evaluate(m: Manifest, src: RegionSource | RegionView, opts: { ex
 }
 
 /** No rule matched: idle. */
-const idle = (results?: RuleResult[]): Evaluation => ({ state: "idle", rule: null, visible: false, skip: false, kind: null, evidence: null, results });
+const idle = (results?: RuleResult[]): Evaluation => ({
+  state: "idle",
+  rule: null,
+  visible: false,
+  skip: false,
+  kind: null,
+  evidence: null,
+  results,
+});
 
-const verdictOf = (rule: Rule, evidence: string | null, results?: RuleResult[]): Evaluation =>
-  ({ state: rule.state, rule, visible: rule.visible, skip: rule.skip, kind: rule.kind, evidence, results });
+const verdictOf = (rule: Rule, evidence: string | null, results?: RuleResult[]): Evaluation => ({
+  state: rule.state,
+  rule,
+  visible: rule.visible,
+  skip: rule.skip,
+  kind: rule.kind,
+  evidence,
+  results,
+});
 
 /** Explain: every rule, in file order, with its trace; the winner's evidence read off its trace. */
 function explainAll(m: Manifest, view: RegionView, only?: (r: Rule) => boolean): Evaluation {

@@ -10,15 +10,24 @@ import { BUNDLED, resolveManifest } from "./bundled.ts";
 import { ManifestError } from "../errors.ts";
 import { hasShared, SHARED } from "../testkit.ts";
 
-const screen = (text: string, title = "", osc9: string | null = null) => ({ rows: () => text.split("\n"), title, osc9 });
+const screen = (text: string, title = "", osc9: string | null = null) => ({
+  rows: () => text.split("\n"),
+  title,
+  osc9,
+});
 const herdr = (rules: string, top = 'id = "t"\nversion = "1"\n') => top + rules;
 
 function rejects(text: string, re: RegExp) {
-  assert.throws(() => loadManifest(text, "t", "t.toml"), (e: unknown) => e instanceof ManifestError && re.test(e.message), re.source);
+  assert.throws(
+    () => loadManifest(text, "t", "t.toml"),
+    (e: unknown) => e instanceof ManifestError && re.test(e.message),
+    re.source,
+  );
 }
 
 describe("herdr style", () => {
-  const m = loadManifest(herdr(`
+  const m = loadManifest(
+    herdr(`
 [[rules]]
 id = "low"
 state = "working"
@@ -53,7 +62,10 @@ state = "working"
 priority = 1100
 region = "osc_title"
 regex = ['^[\\x{2800}-\\x{28FF}] ']
-`), "t", "t.toml");
+`),
+    "t",
+    "t.toml",
+  );
   test("highest priority wins; contains is case-insensitive", () => {
     const e = evaluate(m, screen("esc TO INTERRUPT\nDo you want to proceed?\n  1. Yes"));
     assert.equal(e.rule?.id, "high");
@@ -79,19 +91,29 @@ regex = ['^[\\x{2800}-\\x{28FF}] ']
   });
   test("explain lists every rule with what it saw", () => {
     const e = evaluate(m, screen("esc to interrupt"), { explain: true });
-    assert.deepEqual(e.results!.map((r) => [r.rule.id, r.matched]), [["low", true], ["high", false], ["tie_first", true], ["tie_second", true], ["title", false]]);
+    assert.deepEqual(e.results!.map((r) => [r.rule.id, r.matched]), [
+      ["low", true],
+      ["high", false],
+      ["tie_first", true],
+      ["tie_second", true],
+      ["title", false],
+    ]);
     assert.equal(e.rule?.id, "low");
     assert.equal(e.results![0].regionText, "esc to interrupt");
   });
   test("skip_state_update and visible flags only for their own state", () => {
-    const m2 = loadManifest(herdr(`
+    const m2 = loadManifest(
+      herdr(`
 [[rules]]
 id = "viewer"
 state = "unknown"
 skip_state_update = true
 visible_idle = true
 contains = ["transcript"]
-`), "t", "t.toml");
+`),
+      "t",
+      "t.toml",
+    );
     const e = evaluate(m2, screen("showing detailed transcript"));
     assert.deepEqual([e.state, e.skip, e.visible], ["unknown", true, false]);
   });
@@ -110,7 +132,10 @@ describe("first-match style", () => {
     assert.deepEqual([evaluate(m, screen("hello")).state, evaluate(m, screen("hello")).rule], ["idle", null]);
   });
   test("a reply ending in 'Would you like me to…?' is not a prompt", () => {
-    assert.equal(evaluate(m, screen("Done. Would you like me to add a regression test?\n? for shortcuts")).state, "idle");
+    assert.equal(
+      evaluate(m, screen("Done. Would you like me to add a regression test?\n? for shortcuts")).state,
+      "idle",
+    );
   });
   test("a stale working title does not outrank the idle screen", () => {
     assert.equal(evaluate(m, screen("? for shortcuts", "⠋ Claude")).state, "idle");
@@ -120,7 +145,10 @@ describe("first-match style", () => {
 
 describe("validation and limits", () => {
   test("unknown fields are rejected (Herdr does)", () => {
-    rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\ncolour = "red"\ncontains = ["x"]\n`), /rule "a": unknown field "colour"/);
+    rejects(
+      herdr(`[[rules]]\nid = "a"\nstate = "idle"\ncolour = "red"\ncontains = ["x"]\n`),
+      /rule "a": unknown field "colour"/,
+    );
     rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\nany = [{ contain = ["x"] }]\n`), /unknown field "contain"/);
     rejects('id = "t"\nowner = "me"\n[[rules]]\nid = "a"\nstate = "idle"\n', /unknown top-level field "owner"/);
   });
@@ -129,14 +157,23 @@ describe("validation and limits", () => {
     rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\nregion = "middle"\n`), /unknown region "middle"/);
     rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\nregion = "bottom_lines"\n`), /unknown region/);
     rejects("id = \n", /not valid TOML/);
-    rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\n`, 'id = "t"\nmin_engine_version = 9\n'), /needs a newer engine/);
+    rejects(
+      herdr(`[[rules]]\nid = "a"\nstate = "idle"\n`, 'id = "t"\nmin_engine_version = 9\n'),
+      /needs a newer engine/,
+    );
     rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\n[[rules]]\nid = "a"\nstate = "idle"\n`), /duplicate rule id/);
   });
   test("untranslatable regex names the rule", () => {
-    rejects(herdr(`[[rules]]\nid = "bad_rx"\nstate = "idle"\nregex = ['a(?i)b']\n`), /rule "bad_rx": regex "a\(\?i\)b": inline flags/);
+    rejects(
+      herdr(`[[rules]]\nid = "bad_rx"\nstate = "idle"\nregex = ['a(?i)b']\n`),
+      /rule "bad_rx": regex "a\(\?i\)b": inline flags/,
+    );
   });
   test("catastrophic patterns are refused", () => {
-    rejects(herdr(`[[rules]]\nid = "evil"\nstate = "idle"\nregex = ['(a+)+$']\n`), /rule "evil": regex .* refused: catastrophic backtracking/);
+    rejects(
+      herdr(`[[rules]]\nid = "evil"\nstate = "idle"\nregex = ['(a+)+$']\n`),
+      /rule "evil": regex .* refused: catastrophic backtracking/,
+    );
   });
   const rule = (i: number, body = 'contains = ["x"]') => `[[rules]]\nid = "r${i}"\nstate = "idle"\n${body}\n`;
   test(`${LIMITS.rules} rules load, ${LIMITS.rules + 1} do not`, () => {
@@ -151,13 +188,19 @@ describe("validation and limits", () => {
   test(`${LIMITS.matchers} matchers in all load, ${LIMITS.matchers + 1} do not`, () => {
     const body = (k: number) => `contains = [${Array.from({ length: k }, (_, i) => `"m${i}"`).join(", ")}]`;
     loadManifest(herdr(Array.from({ length: 32 }, (_, i) => rule(i, body(32))).join("")), "t", "t.toml");
-    rejects(herdr(Array.from({ length: 32 }, (_, i) => rule(i, body(32))).join("") + rule(99, body(1))), /more than 1024 matchers/);
+    rejects(
+      herdr(Array.from({ length: 32 }, (_, i) => rule(i, body(32))).join("") + rule(99, body(1))),
+      /more than 1024 matchers/,
+    );
   });
   test(`${LIMITS.gates} gates load, ${LIMITS.gates + 1} do not`, () => {
     const gates = (k: number) => `any = [${Array.from({ length: k }, () => '{ contains = ["g"] }').join(", ")}]`;
     // 128 rules × (1 + 3) gates = 512
     loadManifest(herdr(Array.from({ length: 128 }, (_, i) => rule(i, gates(3))).join("")), "t", "t.toml");
-    rejects(herdr(Array.from({ length: 127 }, (_, i) => rule(i, gates(3))).join("") + rule(200, gates(4))), /more than 512 gates/);
+    rejects(
+      herdr(Array.from({ length: 127 }, (_, i) => rule(i, gates(3))).join("") + rule(200, gates(4))),
+      /more than 512 gates/,
+    );
   });
   test(`${LIMITS.matcherChars} characters per matcher load, ${LIMITS.matcherChars + 1} do not`, () => {
     loadManifest(herdr(rule(0, `contains = ["${"x".repeat(512)}"]`)), "t", "t.toml");
@@ -186,13 +229,17 @@ describe("Herdr's manifests", { skip: !hasShared && "../shared is absent" }, () 
 });
 
 describe("evidence without a full trace", () => {
-  test("a matcher whose pattern starts with \"not \" is never the evidence (as explain's trace filter reads it)", () => {
-    const m = loadManifest(herdr(`
+  test('a matcher whose pattern starts with "not " is never the evidence (as explain\'s trace filter reads it)', () => {
+    const m = loadManifest(
+      herdr(`
 [[rules]]
 id = "r"
 state = "working"
 contains = ["not ready", "ready"]
-`), "t", "t.toml");
+`),
+      "t",
+      "t.toml",
+    );
     const src = screen("not ready yet");
     assert.equal(evaluate(m, src).evidence, "ready");
     assert.equal(evaluate(m, src, { explain: true }).evidence, "ready");
@@ -203,42 +250,98 @@ contains = ["not ready", "ready"]
     const manifests = Object.keys(BUNDLED).map((n) => resolveManifest(n));
     if (hasShared) {
       const dir = path.join(SHARED, "manifests", "herdr");
-      for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".toml"))) manifests.push(loadManifest(fs.readFileSync(path.join(dir, f), "utf8"), f, f));
+      for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".toml"))) {
+        manifests.push(loadManifest(fs.readFileSync(path.join(dir, f), "utf8"), f, f));
+      }
     }
     // Pieces of what the rules look for (their own literals, cut and joined), and noise.
-    const words = new Set<string>(["esc to interrupt", "? for shortcuts", "Do you want to proceed?", "❯ 1. Yes", "✻ Pondering… (3s · esc to interrupt)", "not ", "─────", "› ", "[y/n]", "Allow?", "\u2733 Claude", "⠋ Working"]);
-    for (const m of manifests) for (const r of m.rules) (function walk(g: typeof r.gate) {
-      g.contains.forEach((c) => words.add(c));
-      [...g.regex, ...g.lineRegex].forEach((x) => words.add(x.source.replace(/\\[sdwSDW]|[\\^$()[\]{}|?*+]/g, " ").slice(0, 40)));
-      [...g.all, ...g.any, ...g.not].forEach(walk);
-    })(r.gate);
-    const pool = [...words];
-    fc.assert(fc.property(fc.array(fc.array(fc.constantFrom(...pool), { maxLength: 4 }), { maxLength: 12 }), fc.constantFrom("", "\u2733 Claude Code", "⠋ task"), (lines, title) => {
-      const src = screen(lines.map((l) => l.join(" ")).join("\n"), title);
-      for (const m of manifests) {
-        const a = evaluate(m, src), b = evaluate(m, src, { explain: true });
-        assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+    const words = new Set<string>([
+      "esc to interrupt",
+      "? for shortcuts",
+      "Do you want to proceed?",
+      "❯ 1. Yes",
+      "✻ Pondering… (3s · esc to interrupt)",
+      "not ",
+      "─────",
+      "› ",
+      "[y/n]",
+      "Allow?",
+      "\u2733 Claude",
+      "⠋ Working",
+    ]);
+    for (const m of manifests) {
+      for (const r of m.rules) {
+        (function walk(g: typeof r.gate) {
+          g.contains.forEach((c) => words.add(c));
+          [...g.regex, ...g.lineRegex].forEach((x) =>
+            words.add(x.source.replace(/\\[sdwSDW]|[\\^$()[\]{}|?*+]/g, " ").slice(0, 40))
+          );
+          [...g.all, ...g.any, ...g.not].forEach(walk);
+        })(r.gate);
       }
-    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) });
+    }
+    const pool = [...words];
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...pool), { maxLength: 4 }), { maxLength: 12 }),
+        fc.constantFrom("", "\u2733 Claude Code", "⠋ task"),
+        (lines, title) => {
+          const src = screen(lines.map((l) => l.join(" ")).join("\n"), title);
+          for (const m of manifests) {
+            const a = evaluate(m, src), b = evaluate(m, src, { explain: true });
+            assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) },
+    );
   });
 
   test("rule results kept by region text give what a fresh evaluation gives, screen after screen", () => {
     // A screen's rows change a few at a time (so some regions keep their text and some do
     // not); the same memo serves the whole sequence, as an observer's does.
-    const manifests = [...Object.keys(BUNDLED).map((n) => resolveManifest(n)), ...(hasShared ? fs.readdirSync(path.join(SHARED, "manifests", "herdr")).filter((f) => f.endsWith(".toml")).map((f) => loadManifest(fs.readFileSync(path.join(SHARED, "manifests", "herdr", f), "utf8"), f, f)) : [])];
-    const pool = ["esc to interrupt", "? for shortcuts", "Do you want to proceed?", "❯ 1. Yes", "  2. No", "─────────", "› ", "[y/n]", "✻ Pondering… (3s · esc to interrupt)", "Enter to select · ↑/↓ to navigate", "", "", "text"];
-    const edit = fc.tuple(fc.nat({ max: 11 }), fc.constantFrom(...pool), fc.constantFrom("", "\u2733 Claude Code", "⠋ task"));
-    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 40 }), (edits) => {
-      const memos = new Map(manifests.map((m) => [m, ruleMemo()]));
-      const rows: string[] = new Array(12).fill("");
-      for (const [row, text, title] of edits) {
-        rows[row] = text;
-        const src = screen(rows.join("\n"), title);
-        for (const m of manifests) {
-          const a = evaluate(m, src, { memo: memos.get(m) }), b = evaluate(m, src);
-          assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+    const manifests = [
+      ...Object.keys(BUNDLED).map((n) => resolveManifest(n)),
+      ...(hasShared
+        ? fs.readdirSync(path.join(SHARED, "manifests", "herdr")).filter((f) => f.endsWith(".toml")).map((f) =>
+          loadManifest(fs.readFileSync(path.join(SHARED, "manifests", "herdr", f), "utf8"), f, f)
+        )
+        : []),
+    ];
+    const pool = [
+      "esc to interrupt",
+      "? for shortcuts",
+      "Do you want to proceed?",
+      "❯ 1. Yes",
+      "  2. No",
+      "─────────",
+      "› ",
+      "[y/n]",
+      "✻ Pondering… (3s · esc to interrupt)",
+      "Enter to select · ↑/↓ to navigate",
+      "",
+      "",
+      "text",
+    ];
+    const edit = fc.tuple(
+      fc.nat({ max: 11 }),
+      fc.constantFrom(...pool),
+      fc.constantFrom("", "\u2733 Claude Code", "⠋ task"),
+    );
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 40 }), (edits) => {
+        const memos = new Map(manifests.map((m) => [m, ruleMemo()]));
+        const rows: string[] = new Array(12).fill("");
+        for (const [row, text, title] of edits) {
+          rows[row] = text;
+          const src = screen(rows.join("\n"), title);
+          for (const m of manifests) {
+            const a = evaluate(m, src, { memo: memos.get(m) }), b = evaluate(m, src);
+            assert.deepEqual([a.state, a.rule?.id, a.evidence], [b.state, b.rule?.id, b.evidence], m.name);
+          }
         }
-      }
-    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) });
+      }),
+      { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 100) },
+    );
   });
 });

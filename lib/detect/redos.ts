@@ -23,7 +23,11 @@ export interface RedosFinding {
 
 /** Star-height analysis on the translated (JS) source. */
 export function nestedQuantifier(source: string): string | null {
-  interface Frame { unbounded: boolean; alternation: boolean; start: number }
+  interface Frame {
+    unbounded: boolean;
+    alternation: boolean;
+    start: number;
+  }
   const stack: Frame[] = [{ unbounded: false, alternation: false, start: 0 }];
   let i = 0;
   const unboundedAt = (j: number): number => {
@@ -39,7 +43,11 @@ export function nestedQuantifier(source: string): string | null {
   while (i < source.length) {
     const c = source[i];
     if (c === "\\") {
-      i += source[i + 1] === "u" && source[i + 2] === "{" ? source.indexOf("}", i) - i + 1 : source[i + 1] === "p" || source[i + 1] === "P" ? source.indexOf("}", i) - i + 1 : 2;
+      i += source[i + 1] === "u" && source[i + 2] === "{"
+        ? source.indexOf("}", i) - i + 1
+        : source[i + 1] === "p" || source[i + 1] === "P"
+        ? source.indexOf("}", i) - i + 1
+        : 2;
       if (unboundedAt(i)) stack.at(-1)!.unbounded = true;
       continue;
     }
@@ -67,7 +75,9 @@ export function nestedQuantifier(source: string): string | null {
       const q = unboundedAt(i);
       const isLookaround = /^\(\?<?[=!]/.test(source.slice(f.start));
       if (q && !isLookaround && (f.unbounded || (f.alternation && !disjointLiterals(source.slice(f.start, i))))) {
-        return `${f.unbounded ? "a repeated group contains a repeated element" : "a repeated group contains alternatives"} at "${source.slice(f.start, i + q).slice(0, 60)}"`;
+        return `${
+          f.unbounded ? "a repeated group contains a repeated element" : "a repeated group contains alternatives"
+        } at "${source.slice(f.start, i + q).slice(0, 60)}"`;
       }
       if (q || f.unbounded) stack.at(-1)!.unbounded = true;
       continue;
@@ -94,9 +104,52 @@ function disjointLiterals(group: string): boolean {
 // ---- polynomial backtracking: a static degree, no clock
 
 /** Representative characters: an atom's "set" is which of these it matches. */
-const PROBES = [" ", "\t", "\n", "\r", "a", "x", "Y", "é", "0", "5", ".", "-", "_", "/", ":", "(", ")", "[", "]", "?", "·", "…", "─", "│", "╰", "❯", "•", "⠋", "✳", "█", "\u0000", "!", "#", "*", ">"];
+const PROBES = [
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "a",
+  "x",
+  "Y",
+  "é",
+  "0",
+  "5",
+  ".",
+  "-",
+  "_",
+  "/",
+  ":",
+  "(",
+  ")",
+  "[",
+  "]",
+  "?",
+  "·",
+  "…",
+  "─",
+  "│",
+  "╰",
+  "❯",
+  "•",
+  "⠋",
+  "✳",
+  "█",
+  "\u0000",
+  "!",
+  "#",
+  "*",
+  ">",
+];
 
-interface Term { min: number; max: number; set: bigint; deg: number; group: Alt[] | null; look: boolean }
+interface Term {
+  min: number;
+  max: number;
+  set: bigint;
+  deg: number;
+  group: Alt[] | null;
+  look: boolean;
+}
 type Alt = Term[];
 
 function setOf(src: string, flags: string): bigint {
@@ -107,7 +160,9 @@ function setOf(src: string, flags: string): bigint {
   } catch {
     return (1n << BigInt(PROBES.length)) - 1n;
   }
-  PROBES.forEach((p, k) => { if (re.test(p)) m |= 1n << BigInt(k); });
+  PROBES.forEach((p, k) => {
+    if (re.test(p)) m |= 1n << BigInt(k);
+  });
   return m;
 }
 
@@ -245,7 +300,12 @@ export function checkRegex(re: RegExp): RedosFinding | null {
   if (nested) return { kind: "nested-quantifier", detail: `catastrophic backtracking risk: ${nested}` };
   const degree = backtrackDegree(re.source, re.flags);
   if (degree >= MAX_DEGREE) {
-    return { kind: "polynomial", detail: `catastrophic backtracking risk: ${degree === Infinity ? "unbounded" : degree} repeated elements can share the same characters in a row (limit ${MAX_DEGREE - 1})` };
+    return {
+      kind: "polynomial",
+      detail: `catastrophic backtracking risk: ${
+        degree === Infinity ? "unbounded" : degree
+      } repeated elements can share the same characters in a row (limit ${MAX_DEGREE - 1})`,
+    };
   }
   return null;
 }

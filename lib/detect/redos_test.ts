@@ -13,16 +13,31 @@ describe("catastrophic backtracking guard (static, deterministic)", () => {
     }
   });
   test("bounded repetition and plain patterns pass", () => {
-    for (const p of [
-      "(?:\\n[ \\t]+[^\\n]*?){0,3}x", "^( [\\x{2800}-\\x{28FF}]){1,2} ", "(■|⬝){4,}", "^\\s*[⏸⏵].*esc to interrupt(?:\\s|·|$)",
-      "\\bword\\b", "Do you want to (proceed|continue|make this edit|create)", "(?s)Do\\s+you\\s+trust\\s+the\\s+contents\\s+of\\s+this\\s+directory\\?",
-      "(?i)^\\s*❯?\\s*yes\\b",
-    ]) assert.equal(check(p), null, p);
+    for (
+      const p of [
+        "(?:\\n[ \\t]+[^\\n]*?){0,3}x",
+        "^( [\\x{2800}-\\x{28FF}]){1,2} ",
+        "(■|⬝){4,}",
+        "^\\s*[⏸⏵].*esc to interrupt(?:\\s|·|$)",
+        "\\bword\\b",
+        "Do you want to (proceed|continue|make this edit|create)",
+        "(?s)Do\\s+you\\s+trust\\s+the\\s+contents\\s+of\\s+this\\s+directory\\?",
+        "(?i)^\\s*❯?\\s*yes\\b",
+      ]
+    ) assert.equal(check(p), null, p);
   });
   test("the degree counts repeated elements that can take the same characters in a row", () => {
     const cases: [string, number][] = [
-      ["a+b+c+", 1], ["\\d+[a-z]+", 1], ["\\s*\\s*", 2], [".*a.*", 2], ["(?i)^\\s*❯?\\s*yes\\b", 2],
-      ["Do\\s+you\\s+trust", 1], ["(.*a){3}", 3], ["(.*a){12}", 12], ["(?:\\n[ \\t]+[^\\n]*?){0,3}x", 2], ["(a+)+$", Infinity],
+      ["a+b+c+", 1],
+      ["\\d+[a-z]+", 1],
+      ["\\s*\\s*", 2],
+      [".*a.*", 2],
+      ["(?i)^\\s*❯?\\s*yes\\b", 2],
+      ["Do\\s+you\\s+trust", 1],
+      ["(.*a){3}", 3],
+      ["(.*a){12}", 12],
+      ["(?:\\n[ \\t]+[^\\n]*?){0,3}x", 2],
+      ["(a+)+$", Infinity],
     ];
     for (const [p, d] of cases) assert.equal(degree(p), d, p);
   });
@@ -30,7 +45,12 @@ describe("catastrophic backtracking guard (static, deterministic)", () => {
     const chain = (n: number) => `${"\\s*".repeat(n)}x`;
     assert.equal(check(chain(MAX_DEGREE - 1)), null);
     assert.equal(check(chain(MAX_DEGREE))?.kind, "polynomial");
-    for (let i = 0; i < 20; i++) assert.match(check("(.*a){12}")?.detail ?? "", /12 repeated elements can share the same characters in a row \(limit 5\)/);
+    for (let i = 0; i < 20; i++) {
+      assert.match(
+        check("(.*a){12}")?.detail ?? "",
+        /12 repeated elements can share the same characters in a row \(limit 5\)/,
+      );
+    }
     assert.equal(check(`(.*a){${MAX_DEGREE - 1}}`), null);
     assert.equal(check(`(.*a){${MAX_DEGREE}}`)?.kind, "polynomial");
   });

@@ -13,14 +13,75 @@ const CLASS_BODY: Record<string, string> = { w: W, d: D, s: S };
 const WORD = `[${W}]`;
 
 const POSIX: Record<string, string> = {
-  alnum: "0-9A-Za-z", alpha: "A-Za-z", ascii: "\\x00-\\x7F", blank: "\\t ", cntrl: "\\x00-\\x1F\\x7F",
-  digit: "0-9", graph: "!-~", lower: "a-z", print: " -~", punct: "!-\\/:-@\\[-`{-~", space: "\\t\\n\\v\\f\\r ",
-  upper: "A-Z", word: "0-9A-Za-z_", xdigit: "0-9A-Fa-f",
+  alnum: "0-9A-Za-z",
+  alpha: "A-Za-z",
+  ascii: "\\x00-\\x7F",
+  blank: "\\t ",
+  cntrl: "\\x00-\\x1F\\x7F",
+  digit: "0-9",
+  graph: "!-~",
+  lower: "a-z",
+  print: " -~",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\t\\n\\v\\f\\r ",
+  upper: "A-Z",
+  word: "0-9A-Za-z_",
+  xdigit: "0-9A-Fa-f",
 };
 
 // General categories and scripts need different spellings in JS: \p{Greek} → \p{Script=Greek}.
-const GENERAL = new Set(["L", "Lu", "Ll", "Lt", "Lm", "Lo", "LC", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl", "Zp", "C", "Cc", "Cf", "Cs", "Co", "Cn",
-  "Letter", "Uppercase_Letter", "Lowercase_Letter", "Mark", "Number", "Decimal_Number", "Punctuation", "Symbol", "Separator", "Other", "Control", "Format"]);
+const GENERAL = new Set([
+  "L",
+  "Lu",
+  "Ll",
+  "Lt",
+  "Lm",
+  "Lo",
+  "LC",
+  "M",
+  "Mn",
+  "Mc",
+  "Me",
+  "N",
+  "Nd",
+  "Nl",
+  "No",
+  "P",
+  "Pc",
+  "Pd",
+  "Ps",
+  "Pe",
+  "Pi",
+  "Pf",
+  "Po",
+  "S",
+  "Sm",
+  "Sc",
+  "Sk",
+  "So",
+  "Z",
+  "Zs",
+  "Zl",
+  "Zp",
+  "C",
+  "Cc",
+  "Cf",
+  "Cs",
+  "Co",
+  "Cn",
+  "Letter",
+  "Uppercase_Letter",
+  "Lowercase_Letter",
+  "Mark",
+  "Number",
+  "Decimal_Number",
+  "Punctuation",
+  "Symbol",
+  "Separator",
+  "Other",
+  "Control",
+  "Format",
+]);
 
 function propertyName(name: string): string {
   if (GENERAL.has(name)) return name;
@@ -118,7 +179,9 @@ class Translator {
         return;
       case "u":
       case "U":
-        this.out += hex(parseInt(this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.hexDigits(e === "u" ? 4 : 8, e), 16));
+        this.out += hex(
+          parseInt(this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.hexDigits(e === "u" ? 4 : 8, e), 16),
+        );
         return;
       case "w":
       case "d":
@@ -166,7 +229,9 @@ class Translator {
         this.out += "\\x1b";
         return;
     }
-    if (/[0-9]/.test(e)) throw new RegexTranslationError("backreferences and octal escapes are not supported (Rust has none)");
+    if (/[0-9]/.test(e)) {
+      throw new RegexTranslationError("backreferences and octal escapes are not supported (Rust has none)");
+    }
     if (/[A-Za-z]/.test(e)) throw new RegexTranslationError(`unknown escape \\${e}`);
     // Rust lets any punctuation be escaped; JS u mode only the syntax characters.
     this.out += JS_SYNTAX.has(e) || (inClass && e === "-") ? `\\${e}` : hex(e.codePointAt(0)!);
@@ -191,7 +256,9 @@ class Translator {
   private classChar(c: string): void {
     const p = this.p;
     if (c === "[") {
-      if (p[this.i] !== ":") throw new RegexTranslationError("nested character classes and set operations are not supported");
+      if (p[this.i] !== ":") {
+        throw new RegexTranslationError("nested character classes and set operations are not supported");
+      }
       const close = p.indexOf(":]", this.i);
       if (close < 0) throw new RegexTranslationError("unterminated POSIX class");
       let name = p.slice(this.i + 1, close);
@@ -252,7 +319,9 @@ class Translator {
     if (p.startsWith("?=", i) || p.startsWith("?!", i) || p.startsWith("?<=", i) || p.startsWith("?<!", i)) {
       throw new RegexTranslationError("look-around is not Rust regex syntax");
     }
-    throw new RegexTranslationError(`inline flags are only supported at the start of a pattern (at "(${p.slice(i, i + 6)}")`);
+    throw new RegexTranslationError(
+      `inline flags are only supported at the start of a pattern (at "(${p.slice(i, i + 6)}")`,
+    );
   }
 }
 

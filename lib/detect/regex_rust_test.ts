@@ -73,12 +73,25 @@ describe("Rust regex → JavaScript", () => {
     assert.ok(m("^[[:alpha:]]+[[:digit:]]$", "ab1"));
   });
   test("untranslatable constructs are refused with a reason", () => {
-    for (const [p, re] of [
-      ["a(?i)b", /only supported at the start/], ["(?x)a b", /verbose/], ["[a-z&&[^aeiou]]", /set operations|nested/],
-      ["(a)\\1", /backreferences/], ["\\k", /unknown escape/], ["[\\W]", /negated class/], ["(?=a)", /look-around/],
-      ["\\p{NoSuchProperty}", /unknown Unicode property/], ["[abc", /unterminated/], ["a{2,1}", /not a valid pattern/],
-    ] as const) {
-      assert.throws(() => translateRust(p), (e: unknown) => e instanceof RegexTranslationError && re.test(e.message), p);
+    for (
+      const [p, re] of [
+        ["a(?i)b", /only supported at the start/],
+        ["(?x)a b", /verbose/],
+        ["[a-z&&[^aeiou]]", /set operations|nested/],
+        ["(a)\\1", /backreferences/],
+        ["\\k", /unknown escape/],
+        ["[\\W]", /negated class/],
+        ["(?=a)", /look-around/],
+        ["\\p{NoSuchProperty}", /unknown Unicode property/],
+        ["[abc", /unterminated/],
+        ["a{2,1}", /not a valid pattern/],
+      ] as const
+    ) {
+      assert.throws(
+        () => translateRust(p),
+        (e: unknown) => e instanceof RegexTranslationError && re.test(e.message),
+        p,
+      );
     }
   });
 });

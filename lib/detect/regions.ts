@@ -4,11 +4,21 @@
 // blocked forever").
 
 export type RegionName =
-  | "osc_title" | "osc_progress" | "whole_recent"
-  | "bottom_lines" | "bottom_non_empty_lines" | "top_non_empty_lines"
-  | "after_last_horizontal_rule" | "prompt_box_body" | "above_prompt_box" | "last_non_empty_above_prompt_box"
-  | "after_last_prompt_marker" | "before_current_prompt_marker" | "whole_recent_without_current_prompt_marker"
-  | "current_prompt_block_marker" | "after_current_prompt_block_marker";
+  | "osc_title"
+  | "osc_progress"
+  | "whole_recent"
+  | "bottom_lines"
+  | "bottom_non_empty_lines"
+  | "top_non_empty_lines"
+  | "after_last_horizontal_rule"
+  | "prompt_box_body"
+  | "above_prompt_box"
+  | "last_non_empty_above_prompt_box"
+  | "after_last_prompt_marker"
+  | "before_current_prompt_marker"
+  | "whole_recent_without_current_prompt_marker"
+  | "current_prompt_block_marker"
+  | "after_current_prompt_block_marker";
 
 export interface Region {
   name: RegionName;
@@ -19,11 +29,19 @@ export interface Region {
 
 const WITH_N = new Set<RegionName>(["bottom_lines", "bottom_non_empty_lines", "top_non_empty_lines"]);
 const PLAIN = new Set<RegionName>([
-  "osc_title", "osc_progress", "whole_recent", "after_last_horizontal_rule", "prompt_box_body", "above_prompt_box",
-  "last_non_empty_above_prompt_box", "after_last_prompt_marker", "before_current_prompt_marker",
-  "whole_recent_without_current_prompt_marker", "current_prompt_block_marker", "after_current_prompt_block_marker",
+  "osc_title",
+  "osc_progress",
+  "whole_recent",
+  "after_last_horizontal_rule",
+  "prompt_box_body",
+  "above_prompt_box",
+  "last_non_empty_above_prompt_box",
+  "after_last_prompt_marker",
+  "before_current_prompt_marker",
+  "whole_recent_without_current_prompt_marker",
+  "current_prompt_block_marker",
+  "after_current_prompt_block_marker",
 ]);
-
 
 export function parseRegion(s: string): Region | null {
   const m = /^([a-z_]+)(?:\(([0-9]{1,4})\))?$/.exec(s.trim());

@@ -16,7 +16,10 @@ export interface Timeline {
 }
 
 /** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */
-export function sameChange(a: { state: string; needsYou: boolean; rule: string | null } | null | undefined, b: { state: string; needsYou: boolean; rule: string | null }): boolean {
+export function sameChange(
+  a: { state: string; needsYou: boolean; rule: string | null } | null | undefined,
+  b: { state: string; needsYou: boolean; rule: string | null },
+): boolean {
   return a != null && a.state === b.state && a.needsYou === b.needsYou && a.rule === b.rule;
 }
 

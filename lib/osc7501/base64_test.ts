@@ -11,8 +11,14 @@ const dec = (s: string) => {
 
 test("valid base64, padded and unpadded", () => {
   const cases: [string, string][] = [
-    ["SGk=", "Hi"], ["SGk", "Hi"], ["SGVsbG8=", "Hello"], ["SGVsbG8", "Hello"],
-    ["YQ==", "a"], ["YQ", "a"], ["YWJj", "abc"], ["", ""],
+    ["SGk=", "Hi"],
+    ["SGk", "Hi"],
+    ["SGVsbG8=", "Hello"],
+    ["SGVsbG8", "Hello"],
+    ["YQ==", "a"],
+    ["YQ", "a"],
+    ["YWJj", "abc"],
+    ["", ""],
     ["U3luY2luZyBwaG90b3M=", "Syncing photos"],
   ];
   for (const [input, want] of cases) assert.equal(dec(input), want, input);
@@ -21,12 +27,19 @@ test("valid base64, padded and unpadded", () => {
 test("invalid base64 is rejected (spec §2.5)", () => {
   const bad = [
     "YR==", // nonzero unused pad bits
-    "YWI=x", "aG=k", "YQ==YQ==", "YQ=a", // padding in the middle
-    "YQ===", "Y===", "====", // more than two `=`
+    "YWI=x",
+    "aG=k",
+    "YQ==YQ==",
+    "YQ=a", // padding in the middle
+    "YQ===",
+    "Y===",
+    "====", // more than two `=`
     "YQ=", // wrong padding amount
-    "Y", "YWJjZ", // impossible length
+    "Y",
+    "YWJjZ", // impossible length
     "a-b_", // URL-safe alphabet
-    "SGk=\n", "SG k=", // line breaks, whitespace
+    "SGk=\n",
+    "SG k=", // line breaks, whitespace
     "YWJ", // 'J' has nonzero unused bits (J=9 → 0b001001, low 2 bits 01)
   ];
   for (const input of bad) assert.equal(dec(input), null, JSON.stringify(input));

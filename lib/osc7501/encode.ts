@@ -72,7 +72,13 @@ export function encodeReport(r: EncodeInput, opts: EncodeOptions = {}): EncodeRe
   if (parsed.type !== "report") return { ok: false, reason: "no-state", detail: "not a report" };
   // Refuse input that a strict parser would silently drop (a kind on idle, a bad app…):
   // a script author asked for it, so they should hear that it would not arrive.
-  if (parsed.notes.length > 0) return { ok: false, reason: "dropped", detail: parsed.notes.map((n) => n.detail).join("; ") };
+  if (parsed.notes.length > 0) {
+    return {
+      ok: false,
+      reason: "dropped",
+      detail: parsed.notes.map((n) => n.detail).join("; "),
+    };
+  }
   const seq = frame(body, t);
   return { ok: true, bytes: opts.tmux ? wrapTmux(seq, opts.tmux) : seq };
 }

@@ -9,9 +9,20 @@ const td = new TextDecoder();
 
 describe("encoder", () => {
   test("pst key order and ST by default", () => {
-    const r = encodeReport({ state: "blocked", id: "deploy/eu", kind: "permission", progress: 10, app: "terraform", title: "eu", msg: "Apply?" });
+    const r = encodeReport({
+      state: "blocked",
+      id: "deploy/eu",
+      kind: "permission",
+      progress: 10,
+      app: "terraform",
+      title: "eu",
+      msg: "Apply?",
+    });
     assert.ok(r.ok);
-    assert.equal(td.decode(r.ok ? r.bytes : undefined), "\x1b]7501;state=blocked:id=deploy/eu:kind=permission:progress=10:app=terraform:title=ZXU=:msg=QXBwbHk/\x1b\\");
+    assert.equal(
+      td.decode(r.ok ? r.bytes : undefined),
+      "\x1b]7501;state=blocked:id=deploy/eu:kind=permission:progress=10:app=terraform:title=ZXU=:msg=QXBwbHk/\x1b\\",
+    );
   });
   test("BEL terminator", () => {
     const r = encodeReport({ state: "idle" }, { terminator: "bel" });

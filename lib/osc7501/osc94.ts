@@ -1,7 +1,7 @@
 // OSC 9;4 (ConEmu progress) onto the root record (spec §6, D19). The mapping is a
 // reported *source* (`osc9;4`) so reports can tell it from real OSC 7501.
 
-import type { Report, RecordState } from "./parse.ts";
+import type { RecordState, Report } from "./parse.ts";
 import { MAX_PROGRESS } from "./limits.ts";
 
 /** The OSC 9 payload (after `9;`) as a root report, "clear-root", or null (not mapped). */
@@ -10,8 +10,15 @@ export function mapOsc94(payload: string): Report | "clear-root" | null {
   if (parts[0] !== "4" || parts.length < 2 || parts.length > 3) return null;
   const st = parts[1];
   const n = parts.length === 3 && /^[0-9]{1,9}$/.test(parts[2]) ? Math.min(Number(parts[2]), MAX_PROGRESS) : null;
-  const root = (state: RecordState, progress: number | null): Report =>
-    ({ state, id: null, kind: null, progress, app: null, title: null, msg: null });
+  const root = (state: RecordState, progress: number | null): Report => ({
+    state,
+    id: null,
+    kind: null,
+    progress,
+    app: null,
+    title: null,
+    msg: null,
+  });
   switch (st) {
     case "0":
       return "clear-root";

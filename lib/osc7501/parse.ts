@@ -169,7 +169,10 @@ function decodeText(
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x20 || c === 0x7f || (c >= 0x80 && c <= 0x9f)) {
-      return rejected("control-char", `${key} contains control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`);
+      return rejected(
+        "control-char",
+        `${key} contains control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`,
+      );
     }
   }
   return text;
@@ -244,7 +247,10 @@ function splitPairs(body: Uint8Array, notes: ParseNote[]): Pair[] | ParseResult 
     while (vs < ve && (body[vs] === SPACE || body[vs] === TAB)) vs++;
     while (ve > vs && (body[ve - 1] === SPACE || body[ve - 1] === TAB)) ve--;
     if (ke - ks > MAX_KEY_BYTES) {
-      return rejected("key-too-long", `key "${showBytes(body, ks, Math.min(ke, ks + 24))}…" is ${ke - ks} bytes (limit ${MAX_KEY_BYTES})`);
+      return rejected(
+        "key-too-long",
+        `key "${showBytes(body, ks, Math.min(ke, ks + 24))}…" is ${ke - ks} bytes (limit ${MAX_KEY_BYTES})`,
+      );
     }
     let keyOk = ke > ks;
     let hasControl = false;
@@ -298,14 +304,19 @@ function readPairs(body: Uint8Array, pairs: Pair[], notes: ParseNote[]): RawFiel
     if (p.key === "id") {
       // D1: an id outside the alphabet rejects the report; it must never fall back
       // to the root (so `state=clear:id=bad!` clears nothing). Every occurrence counts.
-      const problem = valueOk ? idProblem(body, p.vs, p.ve) : `"${showBytes(body, p.vs, p.ve)}" has bytes outside the value set`;
+      const problem = valueOk
+        ? idProblem(body, p.vs, p.ve)
+        : `"${showBytes(body, p.vs, p.ve)}" has bytes outside the value set`;
       if (problem !== null) f.idBad ??= problem;
       else f.id = ascii(body, p.vs, p.ve);
       continue;
     }
     if (!valueOk) {
       // D4: raw C0 bytes stay in the body and make their pair malformed.
-      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown()}": value has bytes outside [A-Za-z0-9_.,+/=-]` });
+      notes.push({
+        code: p.hasControl ? "raw-control" : "malformed-pair",
+        detail: `"${shown()}": value has bytes outside [A-Za-z0-9_.,+/=-]`,
+      });
       continue;
     }
     const v = ascii(body, p.vs, p.ve);
@@ -356,19 +367,31 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
 
   // A clear carries only its id (§2): other keys were validated above, nothing else applies.
   if (st === "clear") {
-    return { type: "report", report: { state: st, id, kind: null, progress: null, app: null, title: null, msg: null }, notes };
+    return {
+      type: "report",
+      report: { state: st, id, kind: null, progress: null, app: null, title: null, msg: null },
+      notes,
+    };
   }
 
   let k: Kind | null = null;
   if (kind !== undefined && kind !== "") {
     if (st === "blocked" && KIND_SET.has(kind)) k = kind as Kind;
-    else notes.push({ code: "kind-dropped", detail: st === "blocked" ? `unknown kind "${kind}"` : `kind applies only to blocked` });
+    else {notes.push({
+        code: "kind-dropped",
+        detail: st === "blocked" ? `unknown kind "${kind}"` : `kind applies only to blocked`,
+      });}
   }
   let pr: number | null = null;
   if (progress !== undefined && progress !== "") {
     const n = parseProgress(progress);
     if (n !== null && (st === "working" || st === "blocked")) pr = n;
-    else notes.push({ code: "progress-dropped", detail: n === null ? `progress "${progress}" is not an integer 0–100` : `progress applies only to working and blocked` });
+    else {notes.push({
+        code: "progress-dropped",
+        detail: n === null
+          ? `progress "${progress}" is not an integer 0–100`
+          : `progress applies only to working and blocked`,
+      });}
   }
   let a: string | null = null;
   if (app !== undefined && app !== "") {

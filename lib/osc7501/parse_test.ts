@@ -4,7 +4,7 @@
 // table, tuios, AC).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ParseResult, parseBody, parseProgress, parseQueryReplyBody, type Report } from "./parse.ts";
+import { parseBody, parseProgress, parseQueryReplyBody, type ParseResult, type Report } from "./parse.ts";
 import * as L from "./limits.ts";
 import { encodeBase64 } from "./base64.ts";
 
@@ -23,14 +23,31 @@ function reason(body: string | Uint8Array, t: "st" | "bel" = "st"): string {
   assert.equal(r.type, "rejected", `expected a rejection for ${JSON.stringify(body)}, got ${JSON.stringify(r)}`);
   return (r as { reason: string }).reason;
 }
-const rep = (o: Partial<Report>): Report => ({ state: "idle", id: null, kind: null, progress: null, app: null, title: null, msg: null, ...o });
+const rep = (o: Partial<Report>): Report => ({
+  state: "idle",
+  id: null,
+  kind: null,
+  progress: null,
+  app: null,
+  title: null,
+  msg: null,
+  ...o,
+});
 
 describe("grammar (§1.2)", () => {
   test("spec examples", () => {
-    assert.deepEqual(report("state=blocked:kind=permission:app=terraform:msg=" + b64("Apply these changes?")),
-      rep({ state: "blocked", kind: "permission", app: "terraform", msg: "Apply these changes?" }));
-    assert.deepEqual(report("state=working:msg=" + b64("Syncing photos")), rep({ state: "working", msg: "Syncing photos" }));
-    assert.deepEqual(report("state=working:id=us-east:progress=40"), rep({ state: "working", id: "us-east", progress: 40 }));
+    assert.deepEqual(
+      report("state=blocked:kind=permission:app=terraform:msg=" + b64("Apply these changes?")),
+      rep({ state: "blocked", kind: "permission", app: "terraform", msg: "Apply these changes?" }),
+    );
+    assert.deepEqual(
+      report("state=working:msg=" + b64("Syncing photos")),
+      rep({ state: "working", msg: "Syncing photos" }),
+    );
+    assert.deepEqual(
+      report("state=working:id=us-east:progress=40"),
+      rep({ state: "working", id: "us-east", progress: 40 }),
+    );
   });
   test("pair splits at the first `=`; later `=` belong to the value", () => {
     assert.equal(report("state=done:msg=SGk=").msg, "Hi");
@@ -51,7 +68,20 @@ describe("grammar (§1.2)", () => {
     assert.deepEqual(report(":state=idle:app=ok:::"), rep({ app: "ok" }));
   });
   test("malformed pairs are skipped, the rest applies", () => {
-    for (const junk of ["junk", "=x", "Bad=1", "App=cargo", "st4te=done", "my_key=1", "app=b@d", "app=br;ew", "title=a%41", "msg=bad!"]) {
+    for (
+      const junk of [
+        "junk",
+        "=x",
+        "Bad=1",
+        "App=cargo",
+        "st4te=done",
+        "my_key=1",
+        "app=b@d",
+        "app=br;ew",
+        "title=a%41",
+        "msg=bad!",
+      ]
+    ) {
       const r = parse(`state=working:${junk}:progress=5`);
       assert.equal(r.type, "report", junk);
       assert.deepEqual((r as { report: Report }).report, rep({ state: "working", progress: 5 }), junk);
@@ -85,7 +115,9 @@ describe("grammar (§1.2)", () => {
 
 describe("state, kind, progress, app (§2)", () => {
   test("every state", () => {
-    for (const s of ["idle", "working", "done", "blocked", "error", "clear"]) assert.equal(report(`state=${s}`).state, s);
+    for (const s of ["idle", "working", "done", "blocked", "error", "clear"]) {
+      assert.equal(report(`state=${s}`).state, s);
+    }
   });
   test("a future state is ignored, not mapped", () => {
     assert.equal(reason("state=paused"), "unknown-state");
@@ -98,9 +130,26 @@ describe("state, kind, progress, app (§2)", () => {
   });
   test("progress table (D8, D9)", () => {
     const cases: [string, number | null][] = [
-      ["0", 0], ["40", 40], ["100", 100], ["007", 7], ["000100", 100], ["040", 40], ["00", 0],
-      ["-1", null], ["+1", null], ["+5", null], ["4.5", null], ["5.5", null], ["1.0", null], ["1_0", null],
-      ["1e1", null], ["0x10", null], ["abc", null], ["101", null], ["256", null], ["99999999999999999999", null],
+      ["0", 0],
+      ["40", 40],
+      ["100", 100],
+      ["007", 7],
+      ["000100", 100],
+      ["040", 40],
+      ["00", 0],
+      ["-1", null],
+      ["+1", null],
+      ["+5", null],
+      ["4.5", null],
+      ["5.5", null],
+      ["1.0", null],
+      ["1_0", null],
+      ["1e1", null],
+      ["0x10", null],
+      ["abc", null],
+      ["101", null],
+      ["256", null],
+      ["99999999999999999999", null],
       ["0000000000000000000001", 1],
     ];
     for (const [v, want] of cases) {
@@ -135,7 +184,9 @@ describe("title and msg (§2.5, D3, D16)", () => {
     }
   });
   test("bad base64 discards", () => {
-    for (const v of ["a", "YR==", "aG=k", "YQ==YQ==", "YQ=a", "YQ===", "a-b_"]) assert.equal(reason(`state=done:msg=${v}`), "bad-base64", v);
+    for (const v of ["a", "YR==", "aG=k", "YQ==YQ==", "YQ=a", "YQ===", "a-b_"]) {
+      assert.equal(reason(`state=done:msg=${v}`), "bad-base64", v);
+    }
   });
   test("every occurrence must be valid (D3)", () => {
     assert.equal(reason("state=done:msg=a:msg=SGk="), "bad-base64");
@@ -180,8 +231,21 @@ describe("title and msg (§2.5, D3, D16)", () => {
 
 describe("id (§2.6, D1)", () => {
   test("valid ids", () => {
-    for (const id of ["a", "task_1.a", "plan-2", "paused+3", "bg4", "us-east/upload", "a/b/c/d/e/f/g/h", "..", "a/../b",
-      "x".repeat(L.MAX_ID_SEGMENT_BYTES), Array(4).fill("y".repeat(31)).join("/") /* 127 bytes */]) {
+    for (
+      const id of [
+        "a",
+        "task_1.a",
+        "plan-2",
+        "paused+3",
+        "bg4",
+        "us-east/upload",
+        "a/b/c/d/e/f/g/h",
+        "..",
+        "a/../b",
+        "x".repeat(L.MAX_ID_SEGMENT_BYTES),
+        Array(4).fill("y".repeat(31)).join("/"), /* 127 bytes */
+      ]
+    ) {
       assert.equal(report(`state=working:id=${id}`).id, id, id);
     }
   });
@@ -193,8 +257,22 @@ describe("id (§2.6, D1)", () => {
     assert.equal(reason(`state=idle:id=${exact}a`), "value-too-long");
   });
   test("invalid ids reject the report, never falling back to the root", () => {
-    const bad = ["/", "//", "/a", "a/", "a//b", "a,b", "a=b", "a/b,c", "x".repeat(33),
-      "a/b/c/d/e/f/g/h/i", "bad!", "bad name", "é", "🎉"];
+    const bad = [
+      "/",
+      "//",
+      "/a",
+      "a/",
+      "a//b",
+      "a,b",
+      "a=b",
+      "a/b,c",
+      "x".repeat(33),
+      "a/b/c/d/e/f/g/h/i",
+      "bad!",
+      "bad name",
+      "é",
+      "🎉",
+    ];
     for (const id of bad) assert.equal(reason(`state=working:id=${id}`), "bad-id", id);
     assert.equal(reason("state=clear:id=bad!"), "bad-id"); // D1: clears nothing
   });
@@ -271,7 +349,9 @@ describe("query (§5, D14, D15, D21)", () => {
   test("program side: `?` and `?:…` replies mean supported", () => {
     assert.deepEqual(parseQueryReplyBody(te.encode("?")), { capabilities: {} });
     assert.deepEqual(parseQueryReplyBody(te.encode("?:future=1")), { capabilities: { future: "1" } });
-    assert.deepEqual(parseQueryReplyBody(te.encode("?:version=2:x=y:junk")), { capabilities: { version: "2", x: "y" } });
+    assert.deepEqual(parseQueryReplyBody(te.encode("?:version=2:x=y:junk")), {
+      capabilities: { version: "2", x: "y" },
+    });
     assert.equal(parseQueryReplyBody(te.encode("?x")), null);
     assert.equal(parseQueryReplyBody(te.encode("state=idle")), null);
   });

@@ -12,9 +12,15 @@
 // D5 an ESC not followed by `\` drops the pending report and starts a new escape
 // sequence; D6 8-bit C1 bytes (0x9c, 0x9d) are payload, never controls (UTF-8 streams).
 
-import { MAX_BODY_BYTES_BEL, MAX_SEQUENCE_BYTES, INTRODUCER, INTRODUCER_BYTES } from "./limits.ts";
+import { INTRODUCER, INTRODUCER_BYTES, MAX_BODY_BYTES_BEL, MAX_SEQUENCE_BYTES } from "./limits.ts";
 
-export type ScanError = "sequence-too-long" | "aborted-by-esc" | "aborted-by-can" | "aborted-by-sub" | "unterminated" | "missing-separator";
+export type ScanError =
+  | "sequence-too-long"
+  | "aborted-by-esc"
+  | "aborted-by-can"
+  | "aborted-by-sub"
+  | "unterminated"
+  | "missing-separator";
 
 interface Base {
   /** Offset just past the byte that completed (or aborted) the sequence, in the outer stream. */
@@ -238,7 +244,10 @@ export class Scanner {
           this.headLen++;
           if (this.headLen === TMUX_PREFIX.length) {
             this.s = S.Tmux;
-            this.inner ??= new Scanner((ev) => this.sink({ ...ev, end: this.ending ? this.pos : this.pos + 1 }), this.depth + 1);
+            this.inner ??= new Scanner(
+              (ev) => this.sink({ ...ev, end: this.ending ? this.pos : this.pos + 1 }),
+              this.depth + 1,
+            );
           }
         } else {
           this.s = S.StrSkip;

@@ -6,7 +6,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type ScanEvent, Scanner, scanAll } from "./scanner.ts";
+import { scanAll, type ScanEvent, Scanner } from "./scanner.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -47,19 +47,27 @@ function assertSplitInvariant(input: Uint8Array): unknown[] {
   return whole;
 }
 
-const brief = (evs: unknown[]) => evs.map((e) => {
-  const { end: _e, depth: _d, ...rest } = e as Record<string, unknown>;
-  return rest;
-});
+const brief = (evs: unknown[]) =>
+  evs.map((e) => {
+    const { end: _e, depth: _d, ...rest } = e as Record<string, unknown>;
+    return rest;
+  });
 
 const CASES: [string, string, unknown[]][] = [
   ["ST terminator", "a\x1b]7501;state=working\x1b\\b", [{ type: "osc7501", body: "state=working", t: "st" }]],
   ["BEL terminator", "\x1b]7501;state=idle\x07", [{ type: "osc7501", body: "state=idle", t: "bel" }]],
   ["query", "\x1b]7501;?\x1b\\", [{ type: "osc7501", body: "?", t: "st" }]],
   ["empty body", "\x1b]7501;\x07", [{ type: "osc7501", body: "", t: "bel" }]],
-  ["two reports back to back", "\x1b]7501;state=working\x07\x1b]7501;state=done\x1b\\",
-    [{ type: "osc7501", body: "state=working", t: "bel" }, { type: "osc7501", body: "state=done", t: "st" }]],
-  ["not this protocol: 07501, 75010, 750, 75", "\x1b]07501;state=idle\x07\x1b]75010;state=idle\x07\x1b]750;state=idle\x07\x1b]75;x\x07", []],
+  ["two reports back to back", "\x1b]7501;state=working\x07\x1b]7501;state=done\x1b\\", [{
+    type: "osc7501",
+    body: "state=working",
+    t: "bel",
+  }, { type: "osc7501", body: "state=done", t: "st" }]],
+  [
+    "not this protocol: 07501, 75010, 750, 75",
+    "\x1b]07501;state=idle\x07\x1b]75010;state=idle\x07\x1b]750;state=idle\x07\x1b]75;x\x07",
+    [],
+  ],
   ["no separator", "\x1b]7501\x07\x1b]7501\x1b\\", [
     { type: "osc7501-error", reason: "missing-separator", raw: "\x1b]7501" },
     { type: "osc7501-error", reason: "missing-separator", raw: "\x1b]7501" },
@@ -68,42 +76,101 @@ const CASES: [string, string, unknown[]][] = [
     { type: "osc7501-error", reason: "aborted-by-can", raw: "\x1b]7501;state=idle" },
     { type: "osc7501", body: "state=done", t: "bel" },
   ]],
-  ["SUB aborts", "\x1b]7501;state=idle\x1a", [{ type: "osc7501-error", reason: "aborted-by-sub", raw: "\x1b]7501;state=idle" }]],
-  ["ESC not followed by \\ aborts and starts a new sequence (D5)", "\x1b]7501;state=working\x1b]7501;state=idle\x1b\\", [
-    { type: "osc7501-error", reason: "aborted-by-esc", raw: "\x1b]7501;state=working" },
-    { type: "osc7501", body: "state=idle", t: "st" },
-  ]],
+  ["SUB aborts", "\x1b]7501;state=idle\x1a", [{
+    type: "osc7501-error",
+    reason: "aborted-by-sub",
+    raw: "\x1b]7501;state=idle",
+  }]],
+  [
+    "ESC not followed by \\ aborts and starts a new sequence (D5)",
+    "\x1b]7501;state=working\x1b]7501;state=idle\x1b\\",
+    [
+      { type: "osc7501-error", reason: "aborted-by-esc", raw: "\x1b]7501;state=working" },
+      { type: "osc7501", body: "state=idle", t: "st" },
+    ],
+  ],
   ["ESC c inside a 7501 body aborts it and is a RIS", "\x1b]7501;state=working\x1bc", [
-    { type: "osc7501-error", reason: "aborted-by-esc", raw: "\x1b]7501;state=working" }, { type: "ris" },
+    { type: "osc7501-error", reason: "aborted-by-esc", raw: "\x1b]7501;state=working" },
+    { type: "ris" },
   ]],
-  ["other C0 stays in the body (D4)", "\x1b]7501;state=wor\x01king\r\n\x07", [{ type: "osc7501", body: "state=wor\x01king\r\n", t: "bel" }]],
-  ["unterminated at end of input", "\x1b]7501;state=working", [{ type: "osc7501-error", reason: "unterminated", raw: "\x1b]7501;state=working" }]],
+  ["other C0 stays in the body (D4)", "\x1b]7501;state=wor\x01king\r\n\x07", [{
+    type: "osc7501",
+    body: "state=wor\x01king\r\n",
+    t: "bel",
+  }]],
+  ["unterminated at end of input", "\x1b]7501;state=working", [{
+    type: "osc7501-error",
+    reason: "unterminated",
+    raw: "\x1b]7501;state=working",
+  }]],
   ["RIS", "x\x1bcy", [{ type: "ris" }]],
   ["ESC c only as a bare escape: not in CSI, DCS or OSC", "\x1b[c\x1bPc\x1b\\\x1b]0;\x1bc", [{ type: "ris" }]],
   ["OSC 133 marks", "\x1b]133;A\x07\x1b]133;B\x1b\\\x1b]133;A;k=r\x07\x1b]133;D;0\x07", [
-    { type: "osc133", payload: "A" }, { type: "osc133", payload: "B" }, { type: "osc133", payload: "A;k=r" }, { type: "osc133", payload: "D;0" },
+    { type: "osc133", payload: "A" },
+    { type: "osc133", payload: "B" },
+    { type: "osc133", payload: "A;k=r" },
+    { type: "osc133", payload: "D;0" },
   ]],
-  ["OSC 9 payloads", "\x1b]9;4;1;50\x07\x1b]9;Hello\x1b\\", [{ type: "osc9", payload: "4;1;50" }, { type: "osc9", payload: "Hello" }]],
+  ["OSC 9 payloads", "\x1b]9;4;1;50\x07\x1b]9;Hello\x1b\\", [{ type: "osc9", payload: "4;1;50" }, {
+    type: "osc9",
+    payload: "Hello",
+  }]],
   ["titles and other OSCs are skipped", "\x1b]0;title\x07\x1b]2;t\x1b\\\x1b]8;;http://x\x07\x1b]52;c;YQ==\x07", []],
-  ["DCS/APC/PM/SOS payloads are skipped (BEL does not end them)", "\x1bP1$r\x07]7501;state=idle\x07c\x1b\\\x1b_\x07c\x1b\\\x1bX\x07\x1b\\\x1b^c\x1b\\", []],
-  ["an ESC inside a DCS ends it, as in the DEC state machine", "\x1bPq\x1b]7501;state=idle\x07", [{ type: "osc7501", body: "state=idle", t: "bel" }]],
-  ["a report right after a DCS ends", "\x1bPqdata\x1b\\\x1b]7501;state=done\x07", [{ type: "osc7501", body: "state=done", t: "bel" }]],
-  ["CSI parameters never hide a report", "\x1b[38;2;1;2;3m\x1b]7501;state=idle\x07\x1b[?1049h", [{ type: "osc7501", body: "state=idle", t: "bel" }]],
-  ["tmux passthrough is unwrapped", "\x1bPtmux;\x1b\x1b]7501;state=blocked\x1b\x1b\\\x1b\\", [{ type: "osc7501", body: "state=blocked", t: "st" }]],
-  ["tmux passthrough with BEL inside", "\x1bPtmux;\x1b\x1b]7501;state=done\x07\x1b\\", [{ type: "osc7501", body: "state=done", t: "bel" }]],
-  ["two levels of tmux passthrough", "\x1bPtmux;\x1b\x1bPtmux;\x1b\x1b\x1b\x1b]7501;state=idle\x1b\x1b\x1b\x1b\\\x1b\x1b\\\x1b\\",
-    [{ type: "osc7501", body: "state=idle", t: "st" }]],
-  ["an unfinished report inside passthrough is dropped when it ends", "\x1bPtmux;\x1b\x1b]7501;state=idle\x1b\\x",
-    [{ type: "osc7501-error", reason: "unterminated", raw: "\x1b]7501;state=idle" }]],
-  ["8-bit C1 is payload (D6)", "\x9d7501;state=idle\x9c\x1b]7501;state=x\x9cy\x07", [{ type: "osc7501", body: "state=x\x9cy", t: "bel" }]],
+  [
+    "DCS/APC/PM/SOS payloads are skipped (BEL does not end them)",
+    "\x1bP1$r\x07]7501;state=idle\x07c\x1b\\\x1b_\x07c\x1b\\\x1bX\x07\x1b\\\x1b^c\x1b\\",
+    [],
+  ],
+  ["an ESC inside a DCS ends it, as in the DEC state machine", "\x1bPq\x1b]7501;state=idle\x07", [{
+    type: "osc7501",
+    body: "state=idle",
+    t: "bel",
+  }]],
+  ["a report right after a DCS ends", "\x1bPqdata\x1b\\\x1b]7501;state=done\x07", [{
+    type: "osc7501",
+    body: "state=done",
+    t: "bel",
+  }]],
+  ["CSI parameters never hide a report", "\x1b[38;2;1;2;3m\x1b]7501;state=idle\x07\x1b[?1049h", [{
+    type: "osc7501",
+    body: "state=idle",
+    t: "bel",
+  }]],
+  ["tmux passthrough is unwrapped", "\x1bPtmux;\x1b\x1b]7501;state=blocked\x1b\x1b\\\x1b\\", [{
+    type: "osc7501",
+    body: "state=blocked",
+    t: "st",
+  }]],
+  ["tmux passthrough with BEL inside", "\x1bPtmux;\x1b\x1b]7501;state=done\x07\x1b\\", [{
+    type: "osc7501",
+    body: "state=done",
+    t: "bel",
+  }]],
+  [
+    "two levels of tmux passthrough",
+    "\x1bPtmux;\x1b\x1bPtmux;\x1b\x1b\x1b\x1b]7501;state=idle\x1b\x1b\x1b\x1b\\\x1b\x1b\\\x1b\\",
+    [{ type: "osc7501", body: "state=idle", t: "st" }],
+  ],
+  ["an unfinished report inside passthrough is dropped when it ends", "\x1bPtmux;\x1b\x1b]7501;state=idle\x1b\\x", [{
+    type: "osc7501-error",
+    reason: "unterminated",
+    raw: "\x1b]7501;state=idle",
+  }]],
+  ["8-bit C1 is payload (D6)", "\x9d7501;state=idle\x9c\x1b]7501;state=x\x9cy\x07", [{
+    type: "osc7501",
+    body: "state=x\x9cy",
+    t: "bel",
+  }]],
 ];
 
 describe("scanner cases (each also split at every byte)", () => {
   for (const [name, input, want] of CASES) {
     test(name, () => {
-      const got = assertSplitInvariant(input.includes("\x9c") || input.includes("\x9d")
-        ? new Uint8Array([...input].map((c) => c.charCodeAt(0)))
-        : bytes(input));
+      const got = assertSplitInvariant(
+        input.includes("\x9c") || input.includes("\x9d")
+          ? new Uint8Array([...input].map((c) => c.charCodeAt(0)))
+          : bytes(input),
+      );
       if (name.startsWith("8-bit")) {
         // Compare on raw bytes: the body holds a 0x9c byte.
         assert.equal(got.length, 1);
@@ -150,33 +217,64 @@ describe("limits in the stream (§3, D7)", () => {
 
 // Fragments that exercise every state, including ones that interact across boundaries.
 const FRAGMENTS = [
-  "plain text ", "\r\n", "中文", "\x1b[1;31m", "\x1b[?2026h", "\x1b[2K", "\x1b7", "\x1b(B",
-  "\x1b]7501;state=working:progress=40\x1b\\", "\x1b]7501;state=idle\x07", "\x1b]7501;?\x1b\\",
-  "\x1b]7501;state=blocked:kind=permission:msg=SGk=\x07", "\x1b]7501;", "state=", "\x07", "\x1b\\", "\x1b",
-  "\x1b]133;A\x07", "\x1b]133;B\x07", "\x1b]9;4;1;20\x07", "\x1b]0;title\x07", "\x1bc", "\x18", "\x1a",
-  "\x1bPtmux;\x1b\x1b]7501;state=done\x1b\x1b\\\x1b\\", "\x1bPq#0;2;0;0;0\x1b\\", "\x1b_apc\x1b\\", "\x1b]", "7501", ";",
+  "plain text ",
+  "\r\n",
+  "中文",
+  "\x1b[1;31m",
+  "\x1b[?2026h",
+  "\x1b[2K",
+  "\x1b7",
+  "\x1b(B",
+  "\x1b]7501;state=working:progress=40\x1b\\",
+  "\x1b]7501;state=idle\x07",
+  "\x1b]7501;?\x1b\\",
+  "\x1b]7501;state=blocked:kind=permission:msg=SGk=\x07",
+  "\x1b]7501;",
+  "state=",
+  "\x07",
+  "\x1b\\",
+  "\x1b",
+  "\x1b]133;A\x07",
+  "\x1b]133;B\x07",
+  "\x1b]9;4;1;20\x07",
+  "\x1b]0;title\x07",
+  "\x1bc",
+  "\x18",
+  "\x1a",
+  "\x1bPtmux;\x1b\x1b]7501;state=done\x1b\x1b\\\x1b\\",
+  "\x1bPq#0;2;0;0;0\x1b\\",
+  "\x1b_apc\x1b\\",
+  "\x1b]",
+  "7501",
+  ";",
 ];
 
 describe("split invariance (property)", () => {
   test("random streams, random chunkings: same events as one read", () => {
     const stream = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 6 })), { maxLength: 40 })
       .map((parts) => bytes(parts.join("")));
-    fc.assert(fc.property(stream, fc.array(fc.nat(), { maxLength: 12 }), (input, cuts) => {
-      const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-      const chunks: Uint8Array[] = [];
-      let prev = 0;
-      for (const p of points) {
-        chunks.push(input.subarray(prev, p));
-        prev = p;
-      }
-      chunks.push(input.subarray(prev));
-      assert.deepEqual(scanChunks(chunks), show(scanAll(input)));
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 12 }), (input, cuts) => {
+        const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+        const chunks: Uint8Array[] = [];
+        let prev = 0;
+        for (const p of points) {
+          chunks.push(input.subarray(prev, p));
+          prev = p;
+        }
+        chunks.push(input.subarray(prev));
+        assert.deepEqual(scanChunks(chunks), show(scanAll(input)));
+      }),
+      { numRuns: 400 },
+    );
   });
   test("random bytes never throw and are split-invariant", () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), (input, cut) => {
-      const k = cut % (input.length + 1);
-      assert.deepEqual(scanChunks([input.subarray(0, k), input.subarray(k)]), show(scanAll(input)));
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), (input, cut) => {
+        const k = cut % (input.length + 1);
+        assert.deepEqual(scanChunks([input.subarray(0, k), input.subarray(k)]), show(scanAll(input)));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

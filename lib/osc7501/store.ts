@@ -56,8 +56,15 @@ export class Store {
       }
     }
     this.records.set(key, {
-      id: r.id, state: r.state, kind: r.kind, progress: r.progress, app: r.app, title: r.title, msg: r.msg,
-      source, updatedAt: t,
+      id: r.id,
+      state: r.state,
+      kind: r.kind,
+      progress: r.progress,
+      app: r.app,
+      title: r.title,
+      msg: r.msg,
+      source,
+      updatedAt: t,
     });
     return { removed: [], evicted };
   }
@@ -137,7 +144,9 @@ export class Store {
       const d = ATTENTION_RANK[r.state] - ATTENTION_RANK[best.state];
       if (d > 0) best = r;
       else if (d === 0 && best.id !== null) {
-        if (r.id === null || r.updatedAt > best.updatedAt || (r.updatedAt === best.updatedAt && cmp(r.id, best.id) < 0)) best = r;
+        if (
+          r.id === null || r.updatedAt > best.updatedAt || (r.updatedAt === best.updatedAt && cmp(r.id, best.id) < 0)
+        ) best = r;
       }
     }
     return best;

@@ -42,7 +42,9 @@ describe("replacement (§4.1)", () => {
 describe("clear (§4.1)", () => {
   const seed = () => {
     const s = new Store();
-    for (const id of ["a", "a/b", "a/b/c", "ab", "a.b", "a-b", "builder", "build-x"]) s.apply(r(`state=working:id=${id}`), 0);
+    for (const id of ["a", "a/b", "a/b/c", "ab", "a.b", "a-b", "builder", "build-x"]) {
+      s.apply(r(`state=working:id=${id}`), 0);
+    }
     s.apply(r("state=idle"), 0);
     return s;
   };

@@ -2,7 +2,7 @@
 // recording) into the protocol events `pstlab scan` prints, and keeps the record
 // store that `status`, detectors and the recorder read.
 
-import { Scanner, type ScanEvent } from "./scanner.ts";
+import { type ScanEvent, Scanner } from "./scanner.ts";
 import { parseBody, type ParseNote, type ReportFields } from "./parse.ts";
 import { type Lifecycle, type Source, Store } from "./store.ts";
 import { mapOsc94 } from "./osc94.ts";
@@ -87,7 +87,22 @@ export class Tracker {
         if (m === null) return;
         if (m === "clear-root") {
           const removed = this.store.removeRoot();
-          this.onEvent({ t, type: "report", id: null, state: "clear", kind: null, progress: null, app: null, title: null, msg: null, source: "osc9;4", removed, evicted: [], notes: [], depth: e.depth });
+          this.onEvent({
+            t,
+            type: "report",
+            id: null,
+            state: "clear",
+            kind: null,
+            progress: null,
+            app: null,
+            title: null,
+            msg: null,
+            source: "osc9;4",
+            removed,
+            evicted: [],
+            notes: [],
+            depth: e.depth,
+          });
           this.reports++;
           return;
         }
@@ -97,7 +112,14 @@ export class Tracker {
         return;
       }
       case "osc7501-error":
-        this.onEvent({ t, type: dispositionOf(e.reason), reason: e.reason, detail: scanDetail(e.reason, e.truncated), raw: utf8.decode(e.raw), depth: e.depth });
+        this.onEvent({
+          t,
+          type: dispositionOf(e.reason),
+          reason: e.reason,
+          detail: scanDetail(e.reason, e.truncated),
+          raw: utf8.decode(e.raw),
+          depth: e.depth,
+        });
         return;
       case "osc7501": {
         const r = parseBody(e.body, e.terminator);
@@ -106,13 +128,29 @@ export class Tracker {
           return;
         }
         if (r.type === "rejected") {
-          this.onEvent({ t, type: r.disposition, reason: r.reason, detail: r.detail, raw: utf8.decode(e.raw), depth: e.depth });
+          this.onEvent({
+            t,
+            type: r.disposition,
+            reason: r.reason,
+            detail: r.detail,
+            raw: utf8.decode(e.raw),
+            depth: e.depth,
+          });
           return;
         }
         this.map94 = false;
         const { removed, evicted } = this.store.apply(r.report, t, "osc7501");
         this.reports++;
-        this.onEvent({ t, type: "report", ...r.report, source: "osc7501", removed, evicted, notes: r.notes, depth: e.depth });
+        this.onEvent({
+          t,
+          type: "report",
+          ...r.report,
+          source: "osc7501",
+          removed,
+          evicted,
+          notes: r.notes,
+          depth: e.depth,
+        });
       }
     }
   }

@@ -16,23 +16,39 @@ function run(chunks: [number, string][], exitAt?: number): { events: ProtocolEve
 describe("OSC 133 new prompt (D12)", () => {
   test("A with or without parameters, except k=r/c/s", () => {
     for (const p of ["A", "A;aid=1", "A;k=i", "A;cl=m"]) assert.equal(isNewPrompt(p), true, p);
-    for (const p of ["A;k=r", "A;k=c", "A;k=s", "N", "P", "P;k=i", "B", "C", "D", "D;0", "AB", ""]) assert.equal(isNewPrompt(p), false, p);
+    for (const p of ["A;k=r", "A;k=c", "A;k=s", "N", "P", "P;k=i", "B", "C", "D", "D;0", "AB", ""]) {
+      assert.equal(isNewPrompt(p), false, p);
+    }
   });
   test("a prompt removes working, blocked and idle records", () => {
-    const { events, tracker } = run([[0, "\x1b]7501;state=working\x07\x1b]7501;state=done:id=d\x07"], [1, "\x1b]133;A\x07"]]);
+    const { events, tracker } = run([[0, "\x1b]7501;state=working\x07\x1b]7501;state=done:id=d\x07"], [
+      1,
+      "\x1b]133;A\x07",
+    ]]);
     assert.deepEqual(events.at(-1), { t: 1, type: "lifecycle", event: "prompt", removed: [null] });
     assert.deepEqual(tracker.store.list().map((r) => r.id), ["d"]);
   });
   test("B, C, D marks and continuation prompts do not touch records", () => {
-    const { tracker } = run([[0, "\x1b]7501;state=working\x07\x1b]133;B\x07\x1b]133;C\x07\x1b]133;D;0\x07\x1b]133;A;k=c\x07"]]);
+    const { tracker } = run([[
+      0,
+      "\x1b]7501;state=working\x07\x1b]133;B\x07\x1b]133;C\x07\x1b]133;D;0\x07\x1b]133;A;k=c\x07",
+    ]]);
     assert.equal(tracker.store.size, 1);
   });
 });
 
 describe("lifetime through the stream", () => {
   test("process exit", () => {
-    const { events, tracker } = run([[0, "\x1b]7501;state=blocked:kind=question\x07\x1b]7501;state=error:id=e\x07"]], 2.5);
-    assert.deepEqual(events.find((e) => e.type === "lifecycle"), { t: 2.5, type: "lifecycle", event: "exit", removed: [null] });
+    const { events, tracker } = run(
+      [[0, "\x1b]7501;state=blocked:kind=question\x07\x1b]7501;state=error:id=e\x07"]],
+      2.5,
+    );
+    assert.deepEqual(events.find((e) => e.type === "lifecycle"), {
+      t: 2.5,
+      type: "lifecycle",
+      event: "exit",
+      removed: [null],
+    });
     assert.equal(tracker.store.size, 1);
   });
   test("RIS removes all; DECSTR and the alternate screen touch nothing", () => {
@@ -46,10 +62,21 @@ describe("lifetime through the stream", () => {
 describe("OSC 9;4 mapping (D19)", () => {
   test("table", () => {
     const cases: [string, unknown][] = [
-      ["4;0", "clear-root"], ["4;0;0", "clear-root"], ["4;1;50", ["working", 50]], ["4;1;150", ["working", 100]],
-      ["4;1", ["working", null]], ["4;1;-1", ["working", null]], ["4;2", ["error", null]], ["4;2;30", ["error", null]],
-      ["4;3", ["working", null]], ["4;4", ["blocked", null]], ["4;4;70", ["blocked", 70]],
-      ["4;5", null], ["4", null], ["Hello", null], ["4;1;2;3", null],
+      ["4;0", "clear-root"],
+      ["4;0;0", "clear-root"],
+      ["4;1;50", ["working", 50]],
+      ["4;1;150", ["working", 100]],
+      ["4;1", ["working", null]],
+      ["4;1;-1", ["working", null]],
+      ["4;2", ["error", null]],
+      ["4;2;30", ["error", null]],
+      ["4;3", ["working", null]],
+      ["4;4", ["blocked", null]],
+      ["4;4;70", ["blocked", 70]],
+      ["4;5", null],
+      ["4", null],
+      ["Hello", null],
+      ["4;1;2;3", null],
     ];
     for (const [p, want] of cases) {
       const m = mapOsc94(p);
@@ -65,8 +92,15 @@ describe("OSC 9;4 mapping (D19)", () => {
       [3, "\x1bc"],
       [4, "\x1b]9;4;4;10\x1b\\"],
     ]);
-    const reports = events.filter((e) => e.type === "report").map((e) => e.type === "report" && [e.t, e.state, e.progress, e.source]);
-    assert.deepEqual(reports, [[0, "working", 20, "osc9;4"], [1, "working", 30, "osc7501"], [4, "blocked", 10, "osc9;4"]]);
+    const reports = events.filter((e) => e.type === "report").map((e) =>
+      e.type === "report" && [e.t, e.state, e.progress, e.source]
+    );
+    assert.deepEqual(reports, [[0, "working", 20, "osc9;4"], [1, "working", 30, "osc7501"], [
+      4,
+      "blocked",
+      10,
+      "osc9;4",
+    ]]);
   });
   test("9;4;0 clears only the root", () => {
     const { tracker } = run([[0, "\x1b]9;4;1\x07"], [1, "\x1b]9;4;0\x07"]]);
@@ -83,7 +117,10 @@ describe("OSC 9;4 mapping (D19)", () => {
 
 describe("events", () => {
   test("query, report, discarded and ignored carry their fields", () => {
-    const { events } = run([[0.5, "\x1b]7501;?\x07\x1b]7501;state=done:msg=SGk=\x1b\\\x1b]7501;state=idle:msg=a\x07\x1b]7501;state=nope\x07"]]);
+    const { events } = run([[
+      0.5,
+      "\x1b]7501;?\x07\x1b]7501;state=done:msg=SGk=\x1b\\\x1b]7501;state=idle:msg=a\x07\x1b]7501;state=nope\x07",
+    ]]);
     assert.deepEqual(events.map((e) => e.type), ["query", "report", "discarded", "ignored"]);
     assert.deepEqual(events[0], { t: 0.5, type: "query", reply: "\x1b]7501;?\x07", terminator: "bel", depth: 0 });
     const d = events[2];

@@ -2,7 +2,7 @@
 // status, and no lost bytes at exit — the terminal's `exit` callback is the master's
 // EOF, which comes after the last byte.
 
-import { type Pty, type PtyExit, signalGroup, SpawnError, type PtySpawnOptions } from "./index.ts";
+import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SpawnError } from "./index.ts";
 
 interface BunTerminal {
   write(d: string | Uint8Array): void;
@@ -42,7 +42,11 @@ export function spawnBun(opts: PtySpawnOptions): Pty {
     });
   } catch (e) {
     const code = (e as { code?: string }).code;
-    throw new SpawnError(code === "ENOENT" ? `command not found: ${opts.argv[0]}` : `cannot start ${opts.argv[0]}: ${(e as Error).message}`);
+    throw new SpawnError(
+      code === "ENOENT"
+        ? `command not found: ${opts.argv[0]}`
+        : `cannot start ${opts.argv[0]}: ${(e as Error).message}`,
+    );
   }
   const exited: Promise<PtyExit> = proc.exited.then(() => ({
     code: proc.signalCode ? null : proc.exitCode,

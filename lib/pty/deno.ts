@@ -4,7 +4,7 @@
 // becomes the controlling tty. No fork: forking a multi-threaded V8 process that then
 // returns into JS is unsafe. Reads run on Deno's FFI thread pool until EIO (EOF).
 
-import { type Pty, type PtyExit, SIGNALS, SpawnError, type PtySpawnOptions, signalGroup } from "./index.ts";
+import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SIGNALS, SpawnError } from "./index.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
@@ -66,7 +66,9 @@ type Libc = ReturnType<typeof libc>;
 /** A pseudo-terminal master at the given size, and its slave's path (NUL-terminated). */
 function openPty(c: Libc, cols: number, rows: number): { master: number; slavePath: Uint8Array } {
   const master = c.posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC) as number;
-  if (master < 0 || c.grantpt(master) !== 0 || c.unlockpt(master) !== 0) throw new SpawnError("cannot allocate a pseudo-terminal");
+  if (master < 0 || c.grantpt(master) !== 0 || c.unlockpt(master) !== 0) {
+    throw new SpawnError("cannot allocate a pseudo-terminal");
+  }
   const nameBuf = new Uint8Array(128);
   if (c.ptsname_r(master, nameBuf, BigInt(nameBuf.length)) !== 0) throw new SpawnError("ptsname_r failed");
   c.ioctl(master, BigInt(TIOCSWINSZ), winsize(cols, rows));
@@ -92,11 +94,20 @@ function spawnOnSlave(c: Libc, opts: PtySpawnOptions, master: number, slavePath:
   const pidBuf = new Int32Array(1);
   const prevCwd = opts.cwd ? D.cwd() : null;
   if (opts.cwd) D.chdir(opts.cwd);
-  const rc = c.posix_spawnp(new Uint8Array(pidBuf.buffer), argv[0], fa, attr, pointerArray(D, argv), pointerArray(D, env)) as number;
+  const rc = c.posix_spawnp(
+    new Uint8Array(pidBuf.buffer),
+    argv[0],
+    fa,
+    attr,
+    pointerArray(D, argv),
+    pointerArray(D, env),
+  ) as number;
   if (prevCwd) D.chdir(prevCwd);
   if (rc !== 0) {
     c.close(master);
-    throw new SpawnError(rc === 2 ? `command not found: ${opts.argv[0]}` : `cannot start ${opts.argv[0]} (posix_spawnp error ${rc})`);
+    throw new SpawnError(
+      rc === 2 ? `command not found: ${opts.argv[0]}` : `cannot start ${opts.argv[0]} (posix_spawnp error ${rc})`,
+    );
   }
   return pidBuf[0];
 }

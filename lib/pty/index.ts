@@ -59,7 +59,15 @@ export function groupAlive(pid: number): boolean {
   }
 }
 
-export const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+export const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};
 
 /** 128 + signal number, as shells and `script -e` report a killed child. */
 export function exitStatus(e: PtyExit): number {

@@ -11,12 +11,17 @@ import { headerV3, parseV3Header } from "./asciicast_v3.ts";
 import { headerV2, parseV2Header } from "./asciicast_v2.ts";
 import { isObj } from "./asciicast_common.ts";
 
-
 /** Parses line 1. Returns the version and the header. */
-export function parseHeaderLine(file: string, text: string, warnings: string[] = []): { version: 2 | 3; header: Header } {
+export function parseHeaderLine(
+  file: string,
+  text: string,
+  warnings: string[] = [],
+): { version: 2 | 3; header: Header } {
   const r = parseHeaderLineRaw(file, text);
   if (r.header.cols === 0 || r.header.rows === 0) {
-    warnings.push(`${file}:1: header size is ${r.header.cols}x${r.header.rows} (recorded without a terminal); using ${DEFAULT_SIZE.cols}x${DEFAULT_SIZE.rows}`);
+    warnings.push(
+      `${file}:1: header size is ${r.header.cols}x${r.header.rows} (recorded without a terminal); using ${DEFAULT_SIZE.cols}x${DEFAULT_SIZE.rows}`,
+    );
     r.header.cols = r.header.cols || DEFAULT_SIZE.cols;
     r.header.rows = r.header.rows || DEFAULT_SIZE.rows;
   }
@@ -73,7 +78,9 @@ export class AsciicastWriter {
 
   private time(t: number): string {
     // Readers reject what would get here (checkedTime); a writer never writes a time no reader accepts.
-    if (!Number.isFinite(t) || t > MAX_TIME) throw new Error(`refusing to write the time ${t} s (not finite or beyond ${MAX_TIME} s)`);
+    if (!Number.isFinite(t) || t > MAX_TIME) {
+      throw new Error(`refusing to write the time ${t} s (not finite or beyond ${MAX_TIME} s)`);
+    }
     let us = Math.round(t * 1e6);
     if (us < this.lastUs) us = this.lastUs; // never write negative intervals
     this.lastUs = us;

@@ -61,7 +61,14 @@ export interface EventClock {
 }
 
 /** One event line → [time, code, data]; null: a truncated last line (warned), stop reading. */
-function eventFields(file: string, no: number, text: string, terminated: boolean, field: string, warnings: string[]): [number, string, unknown] | null {
+function eventFields(
+  file: string,
+  no: number,
+  text: string,
+  terminated: boolean,
+  field: string,
+  warnings: string[],
+): [number, string, unknown] | null {
   let ev: unknown;
   try {
     ev = JSON.parse(text);
@@ -80,16 +87,26 @@ function eventFields(file: string, no: number, text: string, terminated: boolean
     throw new FixtureError(file, no, "event must be an array [time, code, data]");
   }
   const [time, code, data] = ev;
-  if (typeof time !== "number" || !Number.isFinite(time)) throw new FixtureError(file, no, `time must be a number, got ${JSON.stringify(time)}`);
+  if (typeof time !== "number" || !Number.isFinite(time)) {
+    throw new FixtureError(file, no, `time must be a number, got ${JSON.stringify(time)}`);
+  }
   if (time < 0) throw new FixtureError(file, no, `${field} is negative (${time})`);
   checkedTime(file, no, time, field);
-  if (typeof code !== "string" || code.length === 0) throw new FixtureError(file, no, `event code must be a non-empty string`);
+  if (typeof code !== "string" || code.length === 0) {
+    throw new FixtureError(file, no, `event code must be a non-empty string`);
+  }
   return [time, code, data];
 }
 
 function exitStatusOf(file: string, no: number, data: unknown): number {
-  const status = typeof data === "number" ? data : typeof data === "string" && /^-?[0-9]+$/.test(data.trim()) ? Number(data.trim()) : NaN;
-  if (!Number.isInteger(status) || Math.abs(status) > 2147483647) throw new FixtureError(file, no, `exit status must be an integer, got ${JSON.stringify(data)}`);
+  const status = typeof data === "number"
+    ? data
+    : typeof data === "string" && /^-?[0-9]+$/.test(data.trim())
+    ? Number(data.trim())
+    : NaN;
+  if (!Number.isInteger(status) || Math.abs(status) > 2147483647) {
+    throw new FixtureError(file, no, `exit status must be an integer, got ${JSON.stringify(data)}`);
+  }
   return status;
 }
 
@@ -97,7 +114,12 @@ function exitStatusOf(file: string, no: number, data: unknown): number {
  * Events of an asciicast file (v2 or v3: they differ only in their clock, see
  * asciicast_v2.ts / asciicast_v3.ts). `chunks` is the whole file (header line included).
  */
-export async function* readEvents(file: string, chunks: AsyncIterable<Uint8Array>, clock: EventClock, warnings: string[]): AsyncIterable<Event> {
+export async function* readEvents(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  clock: EventClock,
+  warnings: string[],
+): AsyncIterable<Event> {
   let pendingRaw: { bytes: Uint8Array; line: number } | null = null;
   const reader = new LineReader(chunks);
   for (let got; (got = reader.ready() ?? await reader.next());) {

@@ -2,9 +2,21 @@
 // is held at the previous one, with a warning); size as width/height, TERM in env.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { dim, type EventClock, isObj, optNum, optStr, finishHeader, readEvents, strMap } from "./asciicast_common.ts";
+import { dim, type EventClock, finishHeader, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
 
-const KNOWN = new Set(["version", "width", "height", "timestamp", "duration", "idle_time_limit", "command", "title", "env", "theme", "pstlab"]);
+const KNOWN = new Set([
+  "version",
+  "width",
+  "height",
+  "timestamp",
+  "duration",
+  "idle_time_limit",
+  "command",
+  "title",
+  "env",
+  "theme",
+  "pstlab",
+]);
 
 export function parseV2Header(file: string, h: Record<string, unknown>): Header {
   const env = strMap(h.env);
@@ -39,7 +51,11 @@ export function v2Clock(file: string, warnings: string[]): EventClock {
   };
 }
 
-export function readV2Events(file: string, chunks: AsyncIterable<Uint8Array>, warnings: string[]): AsyncIterable<Event> {
+export function readV2Events(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  warnings: string[],
+): AsyncIterable<Event> {
   return readEvents(file, chunks, v2Clock(file, warnings), warnings);
 }
 

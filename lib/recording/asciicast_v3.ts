@@ -3,7 +3,7 @@
 // keeps the terminal under `term`.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { dim, type EventClock, isObj, optNum, optStr, finishHeader, readEvents, strMap } from "./asciicast_common.ts";
+import { dim, type EventClock, finishHeader, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
 import { FixtureError } from "../errors.ts";
 
 const KNOWN = new Set(["version", "term", "timestamp", "idle_time_limit", "command", "title", "env", "tags", "pstlab"]);
@@ -39,7 +39,11 @@ export function v3Clock(): EventClock {
   };
 }
 
-export function readV3Events(file: string, chunks: AsyncIterable<Uint8Array>, warnings: string[]): AsyncIterable<Event> {
+export function readV3Events(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  warnings: string[],
+): AsyncIterable<Event> {
   return readEvents(file, chunks, v3Clock(), warnings);
 }
 
@@ -55,7 +59,7 @@ export function headerV3(h: Header): Record<string, unknown> {
   if (h.title !== undefined) out.title = h.title;
   if (h.env !== undefined) out.env = h.env;
   if (h.tags !== undefined) out.tags = h.tags;
-  if (h.extra) for (const [k, v] of Object.entries(h.extra)) if (!(k in out)) out[k] = v;
+  if (h.extra) { for (const [k, v] of Object.entries(h.extra)) if (!(k in out)) out[k] = v; }
   if (h.provenance !== undefined) out.pstlab = h.provenance;
   return out;
 }

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { collect } from "./model.ts";
-import { openRecording, type OpenOptions } from "./open.ts";
+import { type OpenOptions, openRecording } from "./open.ts";
 import { encodeTtyrecFrame } from "./ttyrec.ts";
 import { Tracker } from "../osc7501/tracker.ts";
 import { UserError } from "../errors.ts";
@@ -22,9 +22,14 @@ const te = new TextEncoder();
 let n = 0;
 
 const DEPLOY = fs.readFileSync(path.join(ROOT, "fixtures/captures/deploy.cast"));
-const CLAUDE_HEAD = fs.readFileSync(path.join(ROOT, "fixtures/captures/fake-claude.cast"), "utf8").split("\n").slice(0, 120).join("\n") + "\n";
-const TTYREC = new Uint8Array([...encodeTtyrecFrame(0, te.encode("\x1b[8;24;80thello\r\n")), ...encodeTtyrecFrame(0.5, te.encode("\x1b]7501;state=blocked\x07ok?"))]);
-const ABSURD = ["1e308", "1e400", "-1", "99999999999999999", "NaN", "0x10", "\"1\"", "null", "[]", "65535", "0"];
+const CLAUDE_HEAD =
+  fs.readFileSync(path.join(ROOT, "fixtures/captures/fake-claude.cast"), "utf8").split("\n").slice(0, 120).join("\n") +
+  "\n";
+const TTYREC = new Uint8Array([
+  ...encodeTtyrecFrame(0, te.encode("\x1b[8;24;80thello\r\n")),
+  ...encodeTtyrecFrame(0.5, te.encode("\x1b]7501;state=blocked\x07ok?")),
+]);
+const ABSURD = ["1e308", "1e400", "-1", "99999999999999999", "NaN", "0x10", '"1"', "null", "[]", "65535", "0"];
 
 /** Mutations a hostile or broken file shows: flipped bits, cuts, repeated lines, absurd numbers. */
 const mutation = fc.oneof(
@@ -67,7 +72,9 @@ async function readsOrRefuses(bytes: Uint8Array, name: string, opts: OpenOptions
     const events = await collect(rec.events);
     for (const e of events) {
       assert.ok(Number.isFinite(e.t) && e.t >= 0, `time ${e.t}`);
-      if (e.kind === "resize") assert.ok(e.cols >= 1 && e.rows >= 1 && e.cols <= 1000 && e.rows <= 1000, `${e.cols}x${e.rows}`);
+      if (e.kind === "resize") {
+        assert.ok(e.cols >= 1 && e.rows >= 1 && e.cols <= 1000 && e.rows <= 1000, `${e.cols}x${e.rows}`);
+      }
     }
     assert.ok(rec.header.cols >= 1 && rec.header.cols <= 1000 && rec.header.rows >= 1 && rec.header.rows <= 1000);
   } catch (e) {
@@ -80,56 +87,91 @@ async function readsOrRefuses(bytes: Uint8Array, name: string, opts: OpenOptions
 
 describe("readers on hostile bytes", () => {
   test("arbitrary bytes, in every input format", async () => {
-    await fc.assert(fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), fc.constantFrom<OpenOptions>({}, { from: "raw" }, { from: "ttyrec" }, { from: "v3" }, { from: "snapshot" }, { chunk: 3, from: "raw" }), async (b, opts) => {
-      await readsOrRefuses(b, "any.bin", opts);
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 400 }),
+        fc.constantFrom<OpenOptions>({}, { from: "raw" }, { from: "ttyrec" }, { from: "v3" }, { from: "snapshot" }, {
+          chunk: 3,
+          from: "raw",
+        }),
+        async (b, opts) => {
+          await readsOrRefuses(b, "any.bin", opts);
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
   test("mutated asciicast fixtures", async () => {
-    await fc.assert(fc.asyncProperty(fc.constantFrom(new Uint8Array(DEPLOY), te.encode(CLAUDE_HEAD)), fc.array(mutation, { minLength: 1, maxLength: 4 }), async (base, ms) => {
-      await readsOrRefuses(mutate(base, ms), "m.cast");
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(new Uint8Array(DEPLOY), te.encode(CLAUDE_HEAD)),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        async (base, ms) => {
+          await readsOrRefuses(mutate(base, ms), "m.cast");
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
   test("mutated ttyrec", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
-      await readsOrRefuses(mutate(TTYREC, ms), "m.ttyrec", { from: "ttyrec" });
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
+        await readsOrRefuses(mutate(TTYREC, ms), "m.ttyrec", { from: "ttyrec" });
+      }),
+      { numRuns: RUNS },
+    );
   });
   test("mutated script timing files", async () => {
     const log = path.join(dir, "fuzz.log");
     fs.writeFileSync(log, "Script started on x\nhello world, this is the output log\n");
-    const timing = te.encode("H 0.0 COLUMNS 80\nH 0.0 LINES 24\nO 0.1 5\nS 0.1 SIGWINCH ROWS=30 COLS=100\nO 0.2 6\nI 0.1 2\nH 0.3 EXIT_CODE 0\n");
-    await fc.assert(fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
-      const t = path.join(dir, `t${n++}.timing`);
-      fs.writeFileSync(t, mutate(timing, ms));
-      try {
-        await readsOrRefuses(fs.readFileSync(log), "log.txt", { timing: t });
-      } finally {
-        fs.rmSync(t, { force: true });
-      }
-    }), { numRuns: RUNS });
+    const timing = te.encode(
+      "H 0.0 COLUMNS 80\nH 0.0 LINES 24\nO 0.1 5\nS 0.1 SIGWINCH ROWS=30 COLS=100\nO 0.2 6\nI 0.1 2\nH 0.3 EXIT_CODE 0\n",
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
+        const t = path.join(dir, `t${n++}.timing`);
+        fs.writeFileSync(t, mutate(timing, ms));
+        try {
+          await readsOrRefuses(fs.readFileSync(log), "log.txt", { timing: t });
+        } finally {
+          fs.rmSync(t, { force: true });
+        }
+      }),
+      { numRuns: RUNS },
+    );
   });
 });
 
 describe("protocol core and analysis on hostile bytes", () => {
   test("the tracker never throws, whatever the bytes and however they are split", () => {
-    fc.assert(fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 20 }), (chunks) => {
-      const tr = new Tracker(() => {});
-      chunks.forEach((c, i) => tr.feed(c, i));
-      tr.exit(chunks.length);
-      tr.end(chunks.length);
-    }), { numRuns: RUNS * 5 });
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 20 }), (chunks) => {
+        const tr = new Tracker(() => {});
+        chunks.forEach((c, i) => tr.feed(c, i));
+        tr.exit(chunks.length);
+        tr.end(chunks.length);
+      }),
+      { numRuns: RUNS * 5 },
+    );
   });
   test("report's analysis of a mutated capture succeeds or refuses with a UserError", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
-      const p = path.join(dir, `a${n++}.cast`);
-      fs.writeFileSync(p, mutate(new Uint8Array(DEPLOY), ms));
-      try {
-        await analyzeFile(p, { detectors: ["protocol", "screen:claude@50ms", "quiet>=2s", "herdr:claude", "hash@500ms"], truth: "protocol", open: {} });
-      } catch (e) {
-        if (!(e instanceof UserError)) throw e;
-      } finally {
-        fs.rmSync(p, { force: true });
-      }
-    }), { numRuns: Math.max(10, RUNS / 3) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (ms) => {
+        const p = path.join(dir, `a${n++}.cast`);
+        fs.writeFileSync(p, mutate(new Uint8Array(DEPLOY), ms));
+        try {
+          await analyzeFile(p, {
+            detectors: ["protocol", "screen:claude@50ms", "quiet>=2s", "herdr:claude", "hash@500ms"],
+            truth: "protocol",
+            open: {},
+          });
+        } catch (e) {
+          if (!(e instanceof UserError)) throw e;
+        } finally {
+          fs.rmSync(p, { force: true });
+        }
+      }),
+      { numRuns: Math.max(10, RUNS / 3) },
+    );
   });
 });

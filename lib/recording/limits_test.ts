@@ -22,20 +22,28 @@ async function readAll(p: string, opts = {}) {
 async function rejects(p: string, re: RegExp, opts = {}) {
   await assert.rejects(readAll(p, opts), (e: unknown) => e instanceof FixtureError && re.test(e.oneLine()), re.source);
 }
-const cast = (header: string, ...lines: string[]) => writeTmp(dir, `c${n++}.cast`, [header, ...lines].join("\n") + "\n");
+const cast = (header: string, ...lines: string[]) =>
+  writeTmp(dir, `c${n++}.cast`, [header, ...lines].join("\n") + "\n");
 const H = '{"version":3,"term":{"cols":80,"rows":24}}';
 
 describe("window sizes: 1–MAX_DIMENSION in every reader", () => {
   test("asciicast header and resize events", async () => {
     assert.equal(MAX_DIMENSION, 1000);
     await readAll(cast(`{"version":3,"term":{"cols":${MAX_DIMENSION},"rows":${MAX_DIMENSION}}}`));
-    await rejects(cast(`{"version":3,"term":{"cols":${MAX_DIMENSION + 1},"rows":24}}`), /:1: header: term.cols must be an integer 0–1000, got 1001/);
+    await rejects(
+      cast(`{"version":3,"term":{"cols":${MAX_DIMENSION + 1},"rows":24}}`),
+      /:1: header: term.cols must be an integer 0–1000, got 1001/,
+    );
     await rejects(cast('{"version":2,"width":65535,"height":65535}'), /:1: header: width must be an integer 0–1000/);
     await readAll(cast(H, `[0.1,"r","${MAX_DIMENSION}x1"]`));
     await rejects(cast(H, `[0.1,"r","${MAX_DIMENSION + 1}x1"]`), /:2: resize 1001x1 is out of range/);
   });
   test("ttyrec CSI 8;rows;cols t", async () => {
-    const ok = writeTmp(dir, "ok.ttyrec", encodeTtyrecFrame(0, new TextEncoder().encode(`\x1b[8;${MAX_DIMENSION};${MAX_DIMENSION}tx`)));
+    const ok = writeTmp(
+      dir,
+      "ok.ttyrec",
+      encodeTtyrecFrame(0, new TextEncoder().encode(`\x1b[8;${MAX_DIMENSION};${MAX_DIMENSION}tx`)),
+    );
     assert.equal((await readAll(ok)).rec.header.cols, MAX_DIMENSION);
     const bad = writeTmp(dir, "bad.ttyrec", encodeTtyrecFrame(0, new TextEncoder().encode("\x1b[8;99999;99999tx")));
     await rejects(bad, /ttyrec size \(CSI 8 t\) 99999x99999 is out of range/);
@@ -55,15 +63,27 @@ describe("times: finite and at most MAX_TIME", () => {
     await readAll(cast(H, `[${MAX_TIME},"o","a"]`));
     await rejects(cast(H, `[${MAX_TIME},"o","a"]`, '[0.5,"o","b"]'), /:3: time 100000000.5 s is beyond the limit/);
     await rejects(cast(H, '[1e303,"o","a"]'), /:2: interval 1e\+303 s is beyond the limit/);
-    await rejects(cast('{"version":2,"width":80,"height":24}', '[1e303,"o","a"]'), /:2: time 1e\+303 s is beyond the limit/);
+    await rejects(
+      cast('{"version":2,"width":80,"height":24}', '[1e303,"o","a"]'),
+      /:2: time 1e\+303 s is beyond the limit/,
+    );
   });
   test("ttyrec: a first frame at 0 then a real clock is a corrupt time, not a 56-year gap", async () => {
-    const p = writeTmp(dir, "zero.ttyrec", new Uint8Array([...encodeTtyrecFrame(0, new Uint8Array([0x61]), 0), ...encodeTtyrecFrame(0, new Uint8Array([0x62]), 1_700_000_000)]));
+    const p = writeTmp(
+      dir,
+      "zero.ttyrec",
+      new Uint8Array([
+        ...encodeTtyrecFrame(0, new Uint8Array([0x61]), 0),
+        ...encodeTtyrecFrame(0, new Uint8Array([0x62]), 1_700_000_000),
+      ]),
+    );
     await rejects(p, /frame 2 \(byte 13\): time 1700000000 s is beyond the limit/, { from: "ttyrec" });
   });
   test("script timing deltas", async () => {
     const log = writeTmp(dir, "t.log", "ab");
-    await rejects(log, /:2: time .* is beyond the limit/, { timing: writeTmp(dir, "t.tm", "0.1 1\n99999999999.0 1\n") });
+    await rejects(log, /:2: time .* is beyond the limit/, {
+      timing: writeTmp(dir, "t.tm", "0.1 1\n99999999999.0 1\n"),
+    });
   });
   test("a writer never writes a time no reader accepts", () => {
     const w = new AsciicastWriter({ write() {} }, 3);
@@ -75,7 +95,9 @@ describe("lengths: bounded by what the file holds", () => {
   test("a ttyrec frame longer than MAX_FRAME_BYTES fails at its header, without buffering", async () => {
     const head = new Uint8Array(12);
     new DataView(head.buffer).setUint32(8, MAX_FRAME_BYTES + 1, true);
-    await rejects(writeTmp(dir, "long.ttyrec", head), /frame 1 \(byte 0\): length 67108865 is beyond the limit/, { from: "ttyrec" });
+    await rejects(writeTmp(dir, "long.ttyrec", head), /frame 1 \(byte 0\): length 67108865 is beyond the limit/, {
+      from: "ttyrec",
+    });
   });
   test("a ttyrec frame of exactly MAX_FRAME_BYTES that the file does not hold is a truncated frame", async () => {
     const head = new Uint8Array(12);
@@ -85,7 +107,9 @@ describe("lengths: bounded by what the file holds", () => {
   test("a script byte count beyond the log is one clear error, not an allocation", async () => {
     const log = writeTmp(dir, "c.log", "abc");
     for (const count of ["99999999999999999", "99999999999999", "4"]) {
-      await rejects(log, /:1: output log .* ends before the \d+ bytes this line needs/, { timing: writeTmp(dir, `c${count}.tm`, `0.1 ${count}\n`) });
+      await rejects(log, /:1: output log .* ends before the \d+ bytes this line needs/, {
+        timing: writeTmp(dir, `c${count}.tm`, `0.1 ${count}\n`),
+      });
     }
     await rejects(log, /:1: output log ends before/, { timing: writeTmp(dir, "adv.tm", "O 0.1 99999999999999999\n") });
   });

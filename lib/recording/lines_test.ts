@@ -31,10 +31,17 @@ function expected(text: string): [string, boolean][] {
 describe("line reader", () => {
   test("lines across any chunking, with lines longer than many chunks (property)", async () => {
     const piece = fc.constantFrom("a", "é", "中", "😀", "\n", "\r\n", "x".repeat(300), "\n\n");
-    await fc.assert(fc.asyncProperty(fc.array(piece, { maxLength: 60 }), fc.array(fc.nat(), { maxLength: 30 }), async (parts, cuts) => {
-      const text = parts.join("");
-      assert.deepEqual(await read(text, cuts), expected(text));
-    }), { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        async (parts, cuts) => {
+          const text = parts.join("");
+          assert.deepEqual(await read(text, cuts), expected(text));
+        },
+      ),
+      { numRuns: Number(process.env.PSTLAB_FUZZ_RUNS ?? 200) },
+    );
   });
   test("a 3 MB line between short ones, read in 1 MiB blocks", async () => {
     const long = "y".repeat(3_000_000);

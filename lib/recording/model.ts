@@ -57,7 +57,6 @@ export interface Recording {
   warnings: string[];
 }
 
-
 export const FIXTURE_SCHEMA = 1;
 export const DEFAULT_SIZE = { cols: 120, rows: 32 };
 
@@ -70,8 +69,17 @@ export const MAX_DIMENSION = SIZE_MAX;
 export const MAX_TIME = 1e8;
 
 /** A size a reader found: 1–MAX_DIMENSION each way, or a FixtureError naming where. */
-export function checkedSize(file: string, line: number | null, cols: number, rows: number, what = "size"): { cols: number; rows: number } {
-  if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1 || cols > MAX_DIMENSION || rows > MAX_DIMENSION) {
+export function checkedSize(
+  file: string,
+  line: number | null,
+  cols: number,
+  rows: number,
+  what = "size",
+): { cols: number; rows: number } {
+  if (
+    !Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1 || cols > MAX_DIMENSION ||
+    rows > MAX_DIMENSION
+  ) {
     throw new FixtureError(file, line, `${what} ${cols}x${rows} is out of range (1–${MAX_DIMENSION} each way)`);
   }
   return { cols, rows };
@@ -79,7 +87,13 @@ export function checkedSize(file: string, line: number | null, cols: number, row
 
 /** A time a reader computed (seconds from the start): finite and at most MAX_TIME. */
 export function checkedTime(file: string, line: number | null, t: number, what = "time"): number {
-  if (!Number.isFinite(t) || t > MAX_TIME) throw new FixtureError(file, line, `${what} ${t} s is beyond the limit (${MAX_TIME} s): the file's times are corrupt`);
+  if (!Number.isFinite(t) || t > MAX_TIME) {
+    throw new FixtureError(
+      file,
+      line,
+      `${what} ${t} s is beyond the limit (${MAX_TIME} s): the file's times are corrupt`,
+    );
+  }
   return t;
 }
 
@@ -127,4 +141,3 @@ export const LABEL_KEYS: Record<string, string> = {
   d: "truth:done",
   e: "truth:error",
 };
-

@@ -64,7 +64,13 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
   if (format === "v3" || format === "v2") {
     if (src.head.length === 0) throw new FixtureError(p, null, "empty file (no asciicast header)");
     const { version, header } = parseHeaderLine(p, line, warnings);
-    return { format: version === 3 ? "v3" : "v2", path: p, header, warnings, events: version === 3 ? readV3Events(p, src.chunks, warnings) : readV2Events(p, src.chunks, warnings) };
+    return {
+      format: version === 3 ? "v3" : "v2",
+      path: p,
+      header,
+      warnings,
+      events: version === 3 ? readV3Events(p, src.chunks, warnings) : readV2Events(p, src.chunks, warnings),
+    };
   }
   if (format === "ttyrec") {
     const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(p, src.head.subarray(12)) : null) ?? DEFAULT_SIZE;
@@ -80,7 +86,9 @@ async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
   const tsrc = await openSource(timing);
   const line = firstLine(tsrc.head);
   const fmt = timingFormat(line);
-  if (fmt === null) throw new FixtureError(timing, 1, "not a script timing file (expected `<delta> <bytes>` or `O|I|S|H <delta> …`)");
+  if (fmt === null) {
+    throw new FixtureError(timing, 1, "not a script timing file (expected `<delta> <bytes>` or `O|I|S|H <delta> …`)");
+  }
   // H lines at the top carry the log paths and the terminal info.
   const info: Record<string, string> = {};
   for (const l of new TextDecoder().decode(tsrc.head).split("\n")) {
@@ -97,9 +105,13 @@ async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
   };
   const out = p !== timing ? p : resolveLog(info.OUTPUT_LOG);
   if (!out) {
-    throw new FixtureError(timing, null, fmt === "classic"
-      ? "classic timing file: give the output log as FILE and this file with --timing"
-      : "the output log named in OUTPUT_LOG was not found; give it as FILE with --timing");
+    throw new FixtureError(
+      timing,
+      null,
+      fmt === "classic"
+        ? "classic timing file: give the output log as FILE and this file with --timing"
+        : "the output log named in OUTPUT_LOG was not found; give it as FILE with --timing",
+    );
   }
   const inLog = opts.logIn ?? resolveLog(info.INPUT_LOG);
   const header = headerFromInfo(timing, info, opts.size ?? DEFAULT_SIZE);

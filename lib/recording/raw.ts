@@ -13,7 +13,11 @@ export const MAX_WHOLE_CHUNK = 1 << 20;
  * `chunk` = 0: the file as one read (split only past MAX_WHOLE_CHUNK); N: fixed N-byte
  * reads. `sizeHint` (the file size) avoids allocating more than the file needs.
  */
-export async function* readRawEvents(chunks: AsyncIterable<Uint8Array>, chunk = 0, sizeHint: number | null = null): AsyncIterable<Event> {
+export async function* readRawEvents(
+  chunks: AsyncIterable<Uint8Array>,
+  chunk = 0,
+  sizeHint: number | null = null,
+): AsyncIterable<Event> {
   const size = chunk > 0 ? chunk : MAX_WHOLE_CHUNK;
   let remaining = sizeHint ?? Infinity;
   const alloc = () => allocBytes(Math.max(1, Math.min(size, remaining)));

@@ -42,7 +42,16 @@ export interface RedactStats {
 
 /** Where replacements happened, for the one-line summary (and `--check`). */
 export function describeStats(s: RedactStats): string {
-  const parts: [string, number][] = [["output", s.output], ["input", s.input], ["OSC 7501 text", s.osc7501], ["OSC 7501 fields", s.osc7501Fields], ["OSC 52", s.osc52], ["markers", s.markers], ["other events", s.other], ["header", s.header]];
+  const parts: [string, number][] = [
+    ["output", s.output],
+    ["input", s.input],
+    ["OSC 7501 text", s.osc7501],
+    ["OSC 7501 fields", s.osc7501Fields],
+    ["OSC 52", s.osc52],
+    ["markers", s.markers],
+    ["other events", s.other],
+    ["header", s.header],
+  ];
   return parts.map(([k, n]) => `${k} ${n}`).join(", ");
 }
 
@@ -62,7 +71,12 @@ export function combine(patterns: RegExp[]): RegExp | null {
 }
 
 /** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
-export function redactString(s: string, re: RegExp | null, replace: string | null, replacer?: (m: string) => string): [string, number] {
+export function redactString(
+  s: string,
+  re: RegExp | null,
+  replace: string | null,
+  replacer?: (m: string) => string,
+): [string, number] {
   if (!re) return [s, 0];
   let n = 0;
   const out = s.replace(re, (m) => {
@@ -94,7 +108,10 @@ export function decodeWithMap(b: Uint8Array): { text: string; map: Uint32Array }
       cp = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
       len = 3;
       if (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000)) cp = -1;
-    } else if (c >= 0xf0 && c < 0xf5 && i + 3 < b.length && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) {
+    } else if (
+      c >= 0xf0 && c < 0xf5 && i + 3 < b.length && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 &&
+      (b[i + 3] & 0xc0) === 0x80
+    ) {
       cp = ((c & 0x07) << 18) | ((b[i + 1] & 0x3f) << 12) | ((b[i + 2] & 0x3f) << 6) | (b[i + 3] & 0x3f);
       len = 4;
       if (cp < 0x10000 || cp > 0x10ffff) cp = -1;
@@ -132,7 +149,16 @@ const VOCABULARY = new Set(["state", "progress"]);
 const PLACEHOLDER_MAX = MAX_ID_SEGMENT_BYTES;
 
 export class Redactor {
-  readonly stats: RedactStats = { output: 0, input: 0, osc7501: 0, osc7501Fields: 0, osc52: 0, markers: 0, other: 0, header: 0 };
+  readonly stats: RedactStats = {
+    output: 0,
+    input: 0,
+    osc7501: 0,
+    osc7501Fields: 0,
+    osc52: 0,
+    markers: 0,
+    other: 0,
+    header: 0,
+  };
   /** Secret → placeholder inside OSC 7501 values: the same secret always reads the same. */
   private readonly placeholders = new Map<string, string>();
   private re: RegExp | null;
@@ -156,7 +182,9 @@ export class Redactor {
         return x;
       }
       if (Array.isArray(v)) return v.map(deep);
-      if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [deep(k) as string, deep(x)]));
+      if (v && typeof v === "object") {
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [deep(k) as string, deep(x)]));
+      }
       return v;
     };
     const { env, ...rest } = h;
@@ -241,7 +269,9 @@ export class Redactor {
         while (from < to) {
           const r = readOf(from);
           const end = Math.min(to, offsets[r + 1]);
-          parts[r].push((this.queue[idx[r]] as { bytes: Uint8Array }).bytes.subarray(from - offsets[r], end - offsets[r]));
+          parts[r].push(
+            (this.queue[idx[r]] as { bytes: Uint8Array }).bytes.subarray(from - offsets[r], end - offsets[r]),
+          );
           from = end;
         }
       };
@@ -252,7 +282,7 @@ export class Redactor {
         parts[readOf(sp.s)].push(sp.with);
         pos = sp.e;
         applied++;
-        if (sp.osc) for (const [k, n] of Object.entries(sp.osc)) this.stats[k as keyof RedactStats] += n;
+        if (sp.osc) { for (const [k, n] of Object.entries(sp.osc)) this.stats[k as keyof RedactStats] += n; }
         else this.stats[kind]++;
       }
       if (applied === 0) continue;
@@ -276,7 +306,7 @@ export class Redactor {
   /** A placeholder for a secret inside a structural value: valid in ids, app names and values. */
   private placeholder(secret: string): string {
     let p = this.placeholders.get(secret);
-    if (!p) this.placeholders.set(secret, (p = `redacted-${this.placeholders.size + 1}`));
+    if (!p) this.placeholders.set(secret, p = `redacted-${this.placeholders.size + 1}`);
     return p.length <= PLACEHOLDER_MAX ? p : `r${this.placeholders.size}`;
   }
 
@@ -326,7 +356,12 @@ export class Redactor {
         const counts: Partial<RedactStats> = {};
         const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
         if (scrubbed !== body) {
-          spans.push({ s: map[m.index], e: map[m.index + whole.length], with: te.encode(`${esc}]${code};${scrubbed}${term}`), osc: counts });
+          spans.push({
+            s: map[m.index],
+            e: map[m.index + whole.length],
+            with: te.encode(`${esc}]${code};${scrubbed}${term}`),
+            osc: counts,
+          });
         }
       }
     }
@@ -347,12 +382,17 @@ export class Redactor {
 }
 
 /** Names of environment variables whose values look like secrets (`--env-values`). */
-export const SECRET_ENV = /(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION|_KEY$|^KEY$)/i;
+export const SECRET_ENV =
+  /(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION|_KEY$|^KEY$)/i;
 
 /** Literal patterns for secret-looking values of `env` (and of the header's env block). */
 export function envValuePatterns(env: Record<string, string | undefined>, header?: Record<string, string>): RegExp[] {
   const values = new Set<string>();
   for (const [k, v] of Object.entries(env)) if (v && v.length >= 6 && SECRET_ENV.test(k)) values.add(v);
-  for (const [k, v] of Object.entries(header ?? {})) if (v && v.length >= 6 && k !== "SHELL" && k !== "TERM") values.add(v);
-  return [...values].sort((a, b) => b.length - a.length).map((v) => new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"));
+  for (const [k, v] of Object.entries(header ?? {})) {
+    if (v && v.length >= 6 && k !== "SHELL" && k !== "TERM") values.add(v);
+  }
+  return [...values].sort((a, b) => b.length - a.length).map((v) =>
+    new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g")
+  );
 }

@@ -16,7 +16,11 @@ import { compilePatterns } from "../cli/redact.ts";
 const te = new TextEncoder();
 const td = new TextDecoder();
 const b64 = (s: string) => encodeBase64(te.encode(s));
-const o = (t: number, s: string | Uint8Array): Event => ({ t, kind: "output", bytes: typeof s === "string" ? te.encode(s) : s });
+const o = (t: number, s: string | Uint8Array): Event => ({
+  t,
+  kind: "output",
+  bytes: typeof s === "string" ? te.encode(s) : s,
+});
 
 function run(patterns: RegExp[], header: Header, events: Event[]) {
   const r = new Redactor({ patterns, replace: "[R]" });
@@ -31,8 +35,13 @@ function run(patterns: RegExp[], header: Header, events: Event[]) {
 function reports(events: Event[]): string[] {
   const seen: string[] = [];
   const tr = new Tracker((e) => {
-    if (e.type === "report") seen.push(`${e.state}|${e.id === null ? "root" : "id"}|${e.kind}|${e.app === null ? "-" : "app"}|${e.title === null}|${e.msg === null}`);
-    else if (e.type === "discarded" || e.type === "ignored") seen.push(`${e.type}:${e.reason}`);
+    if (e.type === "report") {
+      seen.push(
+        `${e.state}|${e.id === null ? "root" : "id"}|${e.kind}|${e.app === null ? "-" : "app"}|${e.title === null}|${
+          e.msg === null
+        }`,
+      );
+    } else if (e.type === "discarded" || e.type === "ignored") seen.push(`${e.type}:${e.reason}`);
   });
   for (const e of events) if (e.kind === "output") tr.feed(e.bytes, e.t);
   return seen;
@@ -40,8 +49,13 @@ function reports(events: Event[]): string[] {
 
 describe("redact: places that leaked", () => {
   test("OSC 7501 msg and title inside tmux passthrough, nested twice", () => {
-    const seq = te.encode(`\x1b]7501;state=blocked:kind=question:title=${b64("sk-SECRET1")}:msg=${b64("key sk-SECRET1?")}\x1b\\`);
-    const { events, r } = run([/sk-[A-Z0-9]+/g], { cols: 80, rows: 24 }, [o(0, wrapTmux(seq, 1)), o(1, wrapTmux(seq, 2))]);
+    const seq = te.encode(
+      `\x1b]7501;state=blocked:kind=question:title=${b64("sk-SECRET1")}:msg=${b64("key sk-SECRET1?")}\x1b\\`,
+    );
+    const { events, r } = run([/sk-[A-Z0-9]+/g], { cols: 80, rows: 24 }, [
+      o(0, wrapTmux(seq, 1)),
+      o(1, wrapTmux(seq, 2)),
+    ]);
     const text = events.map((e) => td.decode((e as { bytes: Uint8Array }).bytes)).join("");
     assert.ok(!text.includes(b64("sk-SECRET1")) && !text.includes(b64("key sk-SECRET1?")));
     assert.equal(r.stats.osc7501, 4);
@@ -54,7 +68,12 @@ describe("redact: places that leaked", () => {
   });
   test("every header string: tags, theme, unknown keys (and their names), provenance, term type", () => {
     const header: Header = {
-      cols: 80, rows: 24, termType: "xterm-tok", tags: ["tok-1"], theme: { fg: "tok-2" }, extra: { "tok-key": "tok-3", nested: ["tok-4"] },
+      cols: 80,
+      rows: 24,
+      termType: "xterm-tok",
+      tags: ["tok-1"],
+      theme: { fg: "tok-2" },
+      extra: { "tok-key": "tok-3", nested: ["tok-4"] },
       provenance: { tool: "pstlab", version: "1", osc7501_revision: "0.4", fixture_schema: 1, emitter: "tok-5" },
     };
     const { header: h, r } = run([/tok-?[0-9a-z]*/g], header, []);
@@ -62,7 +81,12 @@ describe("redact: places that leaked", () => {
     assert.equal(r.stats.header, 7);
   });
   test("events of unknown codes", () => {
-    const { events } = run([/sk-[a-z]+/g], { cols: 80, rows: 24 }, [{ t: 0, kind: "other", code: "z", data: "sk-abc" }]);
+    const { events } = run([/sk-[a-z]+/g], { cols: 80, rows: 24 }, [{
+      t: 0,
+      kind: "other",
+      code: "z",
+      data: "sk-abc",
+    }]);
     assert.deepEqual(events[0], { t: 0, kind: "other", code: "z", data: "[R]" });
   });
   test("structural values become redacted-N: valid, the same for the same secret, reports unchanged", () => {
@@ -104,25 +128,37 @@ describe("redact: property", () => {
     (s) => o(0, `\x1b]7501;state=working:id=job/${s}:app=${s}\x1b\\`),
     (s) => o(0, `\x1b]52;c;${b64(`copy ${s}`)}\x07`),
     (s) => o(0, `\x1b]0;title ${s}\x07`),
-    (s) => (h: Header) => { h.tags = [...(h.tags ?? []), s]; },
-    (s) => (h: Header) => { h.extra = { ...(h.extra ?? {}), [`k${s}`]: s }; },
-    (s) => (h: Header) => { h.command = `run --key ${s}`; },
+    (s) => (h: Header) => {
+      h.tags = [...(h.tags ?? []), s];
+    },
+    (s) => (h: Header) => {
+      h.extra = { ...(h.extra ?? {}), [`k${s}`]: s };
+    },
+    (s) => (h: Header) => {
+      h.command = `run --key ${s}`;
+    },
   ];
   test("after one pass no secret is found anywhere pstlab decodes; reports are unchanged", () => {
-    fc.assert(fc.property(fc.array(fc.tuple(secret, fc.nat({ max: places.length - 1 })), { minLength: 1, maxLength: 12 }), (items) => {
-      const header: Header = { cols: 80, rows: 24 };
-      const events: Event[] = [];
-      items.forEach(([s, k], i) => {
-        const p = places[k](s);
-        if (typeof p === "function") p(header);
-        else events.push({ ...p, t: i } as Event);
-      });
-      const patterns = [...new Set(items.map(([s]) => s))].map((s) => new RegExp(s, "g"));
-      const first = run(patterns, header, events);
-      assert.ok(totalOf(first.r.stats) >= 1);
-      const second = run(patterns.map((p) => new RegExp(p.source, "g")), first.header, first.events);
-      assert.equal(totalOf(second.r.stats), 0, JSON.stringify(second.r.stats));
-      assert.deepEqual(reports(first.events), reports(events));
-    }), { numRuns: 150 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(secret, fc.nat({ max: places.length - 1 })), { minLength: 1, maxLength: 12 }),
+        (items) => {
+          const header: Header = { cols: 80, rows: 24 };
+          const events: Event[] = [];
+          items.forEach(([s, k], i) => {
+            const p = places[k](s);
+            if (typeof p === "function") p(header);
+            else events.push({ ...p, t: i } as Event);
+          });
+          const patterns = [...new Set(items.map(([s]) => s))].map((s) => new RegExp(s, "g"));
+          const first = run(patterns, header, events);
+          assert.ok(totalOf(first.r.stats) >= 1);
+          const second = run(patterns.map((p) => new RegExp(p.source, "g")), first.header, first.events);
+          assert.equal(totalOf(second.r.stats), 0, JSON.stringify(second.r.stats));
+          assert.deepEqual(reports(first.events), reports(events));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

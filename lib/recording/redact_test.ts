@@ -3,12 +3,16 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decodeWithMap, envValuePatterns, Redactor } from "./redact.ts";
 import { concatOutput, type Event } from "./model.ts";
-import { encodeBase64, decodeBase64Strict } from "../osc7501/base64.ts";
+import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import { isValidUtf8 } from "./utf8.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
-const o = (t: number, s: string | Uint8Array): Event => ({ t, kind: "output", bytes: typeof s === "string" ? te.encode(s) : s });
+const o = (t: number, s: string | Uint8Array): Event => ({
+  t,
+  kind: "output",
+  bytes: typeof s === "string" ? te.encode(s) : s,
+});
 const i = (t: number, s: string): Event => ({ t, kind: "input", bytes: te.encode(s) });
 
 function runAll(r: Redactor, events: Event[]): Event[] {
@@ -41,7 +45,11 @@ describe("redact", () => {
   });
   test("order with other events is kept", () => {
     const r = new Redactor({ patterns: [/xyz/g], replace: "_" });
-    const out = runAll(r, [o(0, "ax"), { t: 1, kind: "resize", cols: 80, rows: 24 }, o(2, "yzb"), { t: 3, kind: "marker", label: "m xyz" }]);
+    const out = runAll(r, [o(0, "ax"), { t: 1, kind: "resize", cols: 80, rows: 24 }, o(2, "yzb"), {
+      t: 3,
+      kind: "marker",
+      label: "m xyz",
+    }]);
     assert.deepEqual(out.map((e) => e.kind), ["output", "resize", "output", "marker"]);
     assert.equal(text(out), "a_b");
     assert.equal((out[3] as { label: string }).label, "m _");
@@ -59,8 +67,16 @@ describe("redact", () => {
   });
   test("header command, title and env values", () => {
     const r = new Redactor({ patterns: [/API=\w+/g], replace: "API=x" });
-    assert.deepEqual(r.header({ cols: 80, rows: 24, command: "run API=abc", title: "t API=q", env: { SHELL: "/bin/sh", X: "API=zz" } }),
-      { cols: 80, rows: 24, command: "run API=x", title: "t API=x", env: { SHELL: "/bin/sh", X: "API=x" } });
+    assert.deepEqual(
+      r.header({
+        cols: 80,
+        rows: 24,
+        command: "run API=abc",
+        title: "t API=q",
+        env: { SHELL: "/bin/sh", X: "API=zz" },
+      }),
+      { cols: 80, rows: 24, command: "run API=x", title: "t API=x", env: { SHELL: "/bin/sh", X: "API=x" } },
+    );
     assert.equal(r.stats.header, 3);
   });
   test("every event still decodes: invalid bytes around a match survive", () => {
@@ -95,7 +111,12 @@ describe("redact", () => {
     assert.deepEqual([...map], [0, 1, 4, 5, 5, 9]);
   });
   test("env value patterns pick secret-looking names only", () => {
-    const pats = envValuePatterns({ GITHUB_TOKEN: "ghp_abcdefgh", HOME: "/root/home", AWS_SECRET_ACCESS_KEY: "a+b.c*d", SHORT_TOKEN: "abc" });
+    const pats = envValuePatterns({
+      GITHUB_TOKEN: "ghp_abcdefgh",
+      HOME: "/root/home",
+      AWS_SECRET_ACCESS_KEY: "a+b.c*d",
+      SHORT_TOKEN: "abc",
+    });
     assert.deepEqual(pats.map((p) => p.source).sort(), ["a\\+b\\.c\\*d", "ghp_abcdefgh"]);
   });
 });

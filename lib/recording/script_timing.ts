@@ -101,7 +101,11 @@ export function readScriptEvents(
   return gen(input, timingChunks, info);
 }
 
-async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>, info: Record<string, string>): AsyncIterable<Event> {
+async function* gen(
+  input: ScriptInput,
+  timingChunks: AsyncIterable<Uint8Array>,
+  info: Record<string, string>,
+): AsyncIterable<Event> {
   const out = new LogReader(input.out);
   const inp = input.in ? new LogReader(input.in) : null;
   let us = 0;
@@ -116,27 +120,44 @@ async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>,
       if (c) {
         const t = advance(no, c[1]);
         const bytes = out.take(Number(c[2]));
-        if (!bytes) throw new FixtureError(input.timing, no, `output log ${input.out} ends before the ${c[2]} bytes this line needs`);
+        if (!bytes) {
+          throw new FixtureError(
+            input.timing,
+            no,
+            `output log ${input.out} ends before the ${c[2]} bytes this line needs`,
+          );
+        }
         yield { t, kind: "output", bytes };
         continue;
       }
       const a = ADVANCED.exec(text);
-      if (!a) throw new FixtureError(input.timing, no, `not a script timing line: ${JSON.stringify(text.slice(0, 60))}`);
+      if (!a) {
+        throw new FixtureError(input.timing, no, `not a script timing line: ${JSON.stringify(text.slice(0, 60))}`);
+      }
       const [, type, delta, rest] = a;
       const t = type !== "H" ? advance(no, delta) : us / 1e6;
       if (type === "O" || type === "I") {
-        if (!/^[0-9]+$/.test(rest)) throw new FixtureError(input.timing, no, `byte count must be an integer, got ${JSON.stringify(rest)}`);
+        if (!/^[0-9]+$/.test(rest)) {
+          throw new FixtureError(input.timing, no, `byte count must be an integer, got ${JSON.stringify(rest)}`);
+        }
         const reader = type === "O" ? out : inp;
         if (!reader) continue; // input not logged: skip (and lose nothing of the output)
         const bytes = reader.take(Number(rest));
-        if (!bytes) throw new FixtureError(input.timing, no, `${type === "O" ? "output" : "input"} log ends before the ${rest} bytes this line needs`);
+        if (!bytes) {
+          throw new FixtureError(
+            input.timing,
+            no,
+            `${type === "O" ? "output" : "input"} log ends before the ${rest} bytes this line needs`,
+          );
+        }
         yield { t, kind: type === "O" ? "output" : "input", bytes };
       } else if (type === "S") {
         const m = /^SIGWINCH ROWS=([0-9]+) COLS=([0-9]+)$/.exec(rest);
         // A window of 0x0 (script without a terminal) says nothing: the size stays as it was.
         if (m && (m[1] === "0" || m[2] === "0")) continue;
-        if (m) yield { t, kind: "resize", ...checkedSize(input.timing, no, Number(m[2]), Number(m[1]), "SIGWINCH size") };
-        else yield { t, kind: "marker", label: `signal:${rest.split(" ")[0]}` };
+        if (m) {
+          yield { t, kind: "resize", ...checkedSize(input.timing, no, Number(m[2]), Number(m[1]), "SIGWINCH size") };
+        } else yield { t, kind: "marker", label: `signal:${rest.split(" ")[0]}` };
       } else {
         const sp = rest.indexOf(" ");
         const name = sp < 0 ? rest : rest.slice(0, sp), value = sp < 0 ? "" : rest.slice(sp + 1);
@@ -151,8 +172,18 @@ async function* gen(input: ScriptInput, timingChunks: AsyncIterable<Uint8Array>,
 }
 
 /** Header fields from `H` lines seen in the first lines of an advanced timing file. */
-export function headerFromInfo(file: string, info: Record<string, string>, fallback: { cols: number; rows: number }): Header {
-  const h: Header = checkedSize(file, null, Number(info.COLUMNS) || fallback.cols, Number(info.LINES) || fallback.rows, "COLUMNS x LINES");
+export function headerFromInfo(
+  file: string,
+  info: Record<string, string>,
+  fallback: { cols: number; rows: number },
+): Header {
+  const h: Header = checkedSize(
+    file,
+    null,
+    Number(info.COLUMNS) || fallback.cols,
+    Number(info.LINES) || fallback.rows,
+    "COLUMNS x LINES",
+  );
   if (info.TERM) h.termType = info.TERM;
   if (info.COMMAND) h.command = info.COMMAND;
   if (info.START_TIME) {

@@ -53,7 +53,13 @@ export class OutputFile {
    *   when they go to `path` directly (stdout, --append, and the recorder, whose file
    *   must be readable up to its last line whenever it is killed).
    */
-  private constructor(readonly path: string, private readonly fd: number, private readonly durable: boolean, existed: boolean, private readonly temp: string | null = null) {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    private readonly durable: boolean,
+    existed: boolean,
+    private readonly temp: string | null = null,
+  ) {
     this.existedBefore = existed;
   }
 
@@ -67,18 +73,27 @@ export class OutputFile {
       // temporary file onto it would replace the device itself.
       special = !st.isFile();
       existed = st.isFile() && st.size > 0;
-      if (existed && !opts.overwrite && !opts.append) throw new InputError(`${p}: file exists (use --overwrite to replace it)`);
+      if (existed && !opts.overwrite && !opts.append) {
+        throw new InputError(`${p}: file exists (use --overwrite to replace it)`);
+      }
     } catch (e) {
       if (e instanceof InputError) throw e;
     }
     try {
-      if (opts.append || opts.durable || special) return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
+      if (opts.append || opts.durable || special) {
+        return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
+      }
       // Every other writer writes beside the target and renames on success: a failed run
       // (disk full, a bad event, Ctrl-C) never leaves half a file where a good one was.
-      const temp = path.join(path.dirname(p), `.${path.basename(p)}.pstlab-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+      const temp = path.join(
+        path.dirname(p),
+        `.${path.basename(p)}.pstlab-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`,
+      );
       return new OutputFile(p, fs.openSync(temp, "wx"), false, existed, temp);
     } catch (e) {
-      if ((e as { code?: string }).code === "ENOENT") throw new InputError(`${p}: cannot write: folder ${path.dirname(p)} does not exist`);
+      if ((e as { code?: string }).code === "ENOENT") {
+        throw new InputError(`${p}: cannot write: folder ${path.dirname(p)} does not exist`);
+      }
       throw new InputError(`${p}: cannot write: ${describeFsError(e)}`);
     }
   }

@@ -53,7 +53,6 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
   }
 }
 
-
 /** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */
 export async function openSource(path: string): Promise<Source> {
   if (path === "-") {
@@ -99,7 +98,16 @@ export function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 // Deno reports some I/O errors without a code, as "… (os error N)": the errno names them.
-const ERRNO: Record<number, string> = { 2: "ENOENT", 5: "EIO", 13: "EACCES", 21: "EISDIR", 27: "EFBIG", 28: "ENOSPC", 30: "EROFS", 122: "EDQUOT" };
+const ERRNO: Record<number, string> = {
+  2: "ENOENT",
+  5: "EIO",
+  13: "EACCES",
+  21: "EISDIR",
+  27: "EFBIG",
+  28: "ENOSPC",
+  30: "EROFS",
+  122: "EDQUOT",
+};
 
 /** The error's code (ENOSPC…), from `code` or from a Deno "(os error N)" message; null when it is not an OS error. */
 export function fsErrorCode(e: unknown): string | null {

@@ -16,7 +16,8 @@ describe("limitIdleTime", () => {
     [[0, 0.2, 7.2, 7.3], 0.5, [0, 0.2, 0.7, 0.8]],
   ];
   for (const [input, limit, want] of cases) {
-    test(`${input} @${limit}`, async () => assert.deepEqual(await times(limitIdleTime(fromArray(input.map((t) => o(t))), limit)), want));
+    test(`${input} @${limit}`, async () =>
+      assert.deepEqual(await times(limitIdleTime(fromArray(input.map((t) => o(t))), limit)), want));
   }
 });
 
@@ -27,16 +28,24 @@ describe("accelerate", () => {
     [[4], 4, [1]],
   ];
   for (const [input, speed, want] of cases) {
-    test(`${input} ×${speed}`, async () => assert.deepEqual(await times(accelerate(fromArray(input.map((t) => o(t))), speed)), want));
+    test(`${input} ×${speed}`, async () =>
+      assert.deepEqual(await times(accelerate(fromArray(input.map((t) => o(t))), speed)), want));
   }
 });
 
 describe("slice", () => {
   const input = [0, 1, 2, 3, 4];
-  test("window", async () => assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 1, to: 3 })), [0, 1, 2]));
-  test("open end", async () => assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 3.5 })), [0.5]));
+  test("window", async () =>
+    assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 1, to: 3 })), [0, 1, 2]));
+  test("open end", async () =>
+    assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 3.5 })), [0.5]));
   test("prelude kept at 0", async () => {
-    assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 2, to: 3, keepPrelude: true })), [0, 0, 0, 1]);
+    assert.deepEqual(await times(slice(fromArray(input.map((t) => o(t))), { from: 2, to: 3, keepPrelude: true })), [
+      0,
+      0,
+      0,
+      1,
+    ]);
   });
   test("shift", async () => assert.deepEqual(await times(shift(fromArray([o(0), o(1)]), 10)), [10, 11]));
 });

@@ -85,7 +85,9 @@ export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint
         const sec = dv.getUint32(0, true), usec = dv.getUint32(4, true), len = dv.getUint32(8, true);
         const where = `frame ${frame + 1} (byte ${offset})`;
         if (usec >= 1_000_000) throw new FixtureError(file, null, `${where}: tv_usec ${usec} is out of range`);
-        if (len > MAX_FRAME_BYTES) throw new FixtureError(file, null, `${where}: length ${len} is beyond the limit (${MAX_FRAME_BYTES} bytes)`);
+        if (len > MAX_FRAME_BYTES) {
+          throw new FixtureError(file, null, `${where}: length ${len} is beyond the limit (${MAX_FRAME_BYTES} bytes)`);
+        }
         const abs = sec * 1e6 + usec;
         t0 ??= abs;
         pending = { t: checkedTime(file, null, Math.max(0, abs - t0) / 1e6, `${where}: time`), len };
@@ -97,7 +99,13 @@ export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint
       pending = null;
     }
   }
-  if (pending || q.length > 0) throw new FixtureError(file, null, `truncated frame at byte ${offset} (${q.length + (pending ? 12 : 0)} bytes left)`);
+  if (pending || q.length > 0) {
+    throw new FixtureError(
+      file,
+      null,
+      `truncated frame at byte ${offset} (${q.length + (pending ? 12 : 0)} bytes left)`,
+    );
+  }
 }
 
 /** Frames for tests and for exporting (absolute times from `start`). */

@@ -13,7 +13,13 @@ export interface RecordingWriter {
   stats: WriterStats;
 }
 
-export function createWriter(format: OutFormat, out: OutputFile, header: Header, opts: WriterOptions = {}, writeHeader = true): RecordingWriter {
+export function createWriter(
+  format: OutFormat,
+  out: OutputFile,
+  header: Header,
+  opts: WriterOptions = {},
+  writeHeader = true,
+): RecordingWriter {
   if (format === "raw") {
     const stats: WriterStats = { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 };
     const w = new RawWriter((b) => out.write(b));

@@ -14,13 +14,17 @@ import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
 import { stripInvisible } from "../text.ts";
 
 export function escapeHtml(s: string): string {
-  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;")
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "�");
 }
 
 /** JSON that is safe inside <script type="application/json">. */
 export function inertJson(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(
+    /[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** On every slot of a coarsened lane: a slot is not an exact change. */
@@ -28,7 +32,13 @@ const COARSE = " (coarsened: the slot's longest needs-you verdict, else its long
 
 const AXIS_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 
-const COLORS: Record<string, string> = { working: "#4c78a8", idle: "#bdbdbd", blocked: "#e45756", unknown: "#eeeeee", unlabeled: "#ffffff" };
+const COLORS: Record<string, string> = {
+  working: "#4c78a8",
+  idle: "#bdbdbd",
+  blocked: "#e45756",
+  unknown: "#eeeeee",
+  unlabeled: "#ffffff",
+};
 const X0 = 230, W = 1000, ROW = 20;
 
 function timeline(f: FileResult, id: string): string {
@@ -38,10 +48,18 @@ function timeline(f: FileResult, id: string): string {
   lanes.push({
     name: `truth (${f.truth})`,
     segs: [
-      ...(f.truthSegments.length && f.truthSegments[0].start > 0 ? [{ a: 0, b: f.truthSegments[0].start, state: "unlabeled", ny: false, tip: "unlabeled" }] : []),
+      ...(f.truthSegments.length && f.truthSegments[0].start > 0
+        ? [{ a: 0, b: f.truthSegments[0].start, state: "unlabeled", ny: false, tip: "unlabeled" }]
+        : []),
       ...f.truthSegments.map((s, i) => {
         const b = i + 1 < f.truthSegments.length ? f.truthSegments[i + 1].start : dur;
-        return { a: s.start, b, state: s.state, ny: s.state === "blocked", tip: `${s.state}${s.kind ? ` (${s.kind})` : ""}${f.truthChanges !== undefined ? COARSE : ""}` };
+        return {
+          a: s.start,
+          b,
+          state: s.state,
+          ny: s.state === "blocked",
+          tip: `${s.state}${s.kind ? ` (${s.kind})` : ""}${f.truthChanges !== undefined ? COARSE : ""}`,
+        };
       }),
     ],
   });
@@ -50,19 +68,37 @@ function timeline(f: FileResult, id: string): string {
       name: tl.detector,
       segs: tl.points.map((p, i) => {
         const b = i + 1 < tl.points.length ? tl.points[i + 1].t : dur;
-        return { a: p.t, b, state: p.needsYou ? "blocked" : p.state, ny: p.needsYou, tip: `${p.needsYou ? "NEEDS YOU" : p.state}${p.rule ? ` — ${p.rule}` : ""}${tl.changes !== undefined ? COARSE : ""}` };
+        return {
+          a: p.t,
+          b,
+          state: p.needsYou ? "blocked" : p.state,
+          ny: p.needsYou,
+          tip: `${p.needsYou ? "NEEDS YOU" : p.state}${p.rule ? ` — ${p.rule}` : ""}${
+            tl.changes !== undefined ? COARSE : ""
+          }`,
+        };
       }),
     });
   }
   const height = lanes.length * ROW + 30;
-  const out: string[] = [`<svg class="timeline" id="${id}" viewBox="0 0 ${X0 + W + 10} ${height}" width="100%" role="img" aria-label="timeline">`];
+  const out: string[] = [
+    `<svg class="timeline" id="${id}" viewBox="0 0 ${
+      X0 + W + 10
+    } ${height}" width="100%" role="img" aria-label="timeline">`,
+  ];
   lanes.forEach((lane, i) => {
     const y = 4 + i * ROW;
     out.push(`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${escapeHtml(lane.name)}</text>`);
     for (const s of lane.segs) {
       if (s.b <= s.a) continue;
       const w = Math.max(0.5, x(s.b) - x(s.a));
-      out.push(`<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${COLORS[s.state] ?? "#ddd"}"${s.ny ? ' class="ny"' : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${escapeHtml(s.tip)}</title></rect>`);
+      out.push(
+        `<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${
+          COLORS[s.state] ?? "#ddd"
+        }"${s.ny ? ' class="ny"' : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${
+          escapeHtml(s.tip)
+        }</title></rect>`,
+      );
     }
   });
   const axisY = lanes.length * ROW + 8;
@@ -70,7 +106,13 @@ function timeline(f: FileResult, id: string): string {
   // labels run together). Hours are labelled in hours.
   const step = AXIS_STEPS.find((s) => dur / s <= 12) ?? Math.ceil(dur / 12 / 86400) * 86400;
   const label = (t: number) => step >= 3600 ? `${t / 3600} h` : `${t} s`;
-  for (let t = 0; t <= dur + 1e-9; t += step) out.push(`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${axisY + 14}" text-anchor="middle" class="axis">${label(t)}</text>`);
+  for (let t = 0; t <= dur + 1e-9; t += step) {
+    out.push(
+      `<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${
+        axisY + 14
+      }" text-anchor="middle" class="axis">${label(t)}</text>`,
+    );
+  }
   out.push(`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, "</svg>");
   return out.join("");
 }
@@ -83,7 +125,11 @@ function coarseNote(f: FileResult): string {
   ];
   if (coarse.length === 0) return "";
   const slot = f.duration / DRAWN_POINTS;
-  return `\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${slot.toFixed(2)} s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${coarse.map((tl) => `${escapeHtml(tl.detector)} (${tl.changes} changes)`).join(", ")}.</p>`;
+  return `\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${
+    slot.toFixed(2)
+  } s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${
+    coarse.map((tl) => `${escapeHtml(tl.detector)} (${tl.changes} changes)`).join(", ")
+  }.</p>`;
 }
 
 const GLUE = `(function () {
@@ -130,29 +176,46 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
   for (let i = 0; i < r.files.length; i++) {
     const f = r.files[i];
     const cast = casts[i] ?? null;
-    dataBlocks.push(`<script type="application/json" id="capture-${i}">${inertJson({ cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W })}</script>`);
+    dataBlocks.push(
+      `<script type="application/json" id="capture-${i}">${
+        inertJson({ cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W })
+      }</script>`,
+    );
     sections.push(`<section data-capture="capture-${i}">
 <h2>${escapeHtml(f.path)}</h2>
-<p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${escapeHtml(f.truth)}${f.command ? ` · <code>${escapeHtml(f.command)}</code>` : ""}</p>
+<p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${
+      escapeHtml(f.truth)
+    }${f.command ? ` · <code>${escapeHtml(f.command)}</code>` : ""}</p>
 ${timeline(f, `timeline-${i}`)}${coarseNote(f)}
 <div class="player">${cast === null ? "<p>(recording too large or not a file: not embedded)</p>" : ""}</div>
 </section>`);
   }
-  const table = (sums: Report["summaries"]) => `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${sums.map((s) => `<tr>${row(s, r.files.length).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
+  const table = (sums: Report["summaries"]) =>
+    `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${
+      sums.map((s) => `<tr>${row(s, r.files.length).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")
+    }</tbody></table>`;
   const scripts = [playerJs, GLUE];
-  const csp = `default-src 'none'; script-src ${scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")} 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
-  const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) => `<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`).join("");
+  const csp = `default-src 'none'; script-src ${
+    scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
+  } 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
+  const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) =>
+    `<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`
+  ).join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <title>pstlab report — ${escapeHtml(r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`)}</title>
 <style>${playerCss}</style><style>${CSS}</style></head><body>
 <h1>pstlab report</h1>
-<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${t.duration.toFixed(1)} s, ${t.episodes} blocked episodes (truth: ${escapeHtml(r.truth)})</p>
+<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
+    t.duration.toFixed(1)
+  } s, ${t.episodes} blocked episodes (truth: ${escapeHtml(r.truth)})</p>
 ${table(r.summaries)}
 <p class="legend">${legend}</p>
 ${sections.join("\n")}
-<p class="foot">pstlab ${escapeHtml(r.tool.version)} · OSC 7501 revision ${escapeHtml(r.spec.osc7501_revision)} · ${r.files.map((f) => `${escapeHtml(f.path)} sha256 ${f.sha256}`).join(" · ")}</p>
+<p class="foot">pstlab ${escapeHtml(r.tool.version)} · OSC 7501 revision ${escapeHtml(r.spec.osc7501_revision)} · ${
+    r.files.map((f) => `${escapeHtml(f.path)} sha256 ${f.sha256}`).join(" · ")
+  }</p>
 ${dataBlocks.join("\n")}
 <script>${playerJs}</script>
 <script>${GLUE}</script>

@@ -19,7 +19,11 @@ let playwright: { chromium: { launch(o: unknown): Promise<any> } } | null = null
 try {
   playwright = await import("playwright-core");
 } catch { /* not installed */ }
-const skip = !hasChromium ? "Debian chromium is not installed" : !playwright ? "playwright-core is not installed" : false;
+const skip = !hasChromium
+  ? "Debian chromium is not installed"
+  : !playwright
+  ? "playwright-core is not installed"
+  : false;
 
 const XSS = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">`;
 
@@ -35,12 +39,36 @@ describe("escaping helpers", () => {
 
 describe("coarsened lanes", () => {
   test("a lane with more change points than DRAWN_POINTS is drawn in slots, and the page says so", () => {
-    const points = Array.from({ length: DRAWN_POINTS * 3 }, (_, i) => ({ t: i, verdict: { state: (i % 2 ? "blocked" : "working") as DetState, needsYou: i % 2 === 1, rule: null, evidence: null } }));
+    const points = Array.from(
+      { length: DRAWN_POINTS * 3 },
+      (_, i) => ({
+        t: i,
+        verdict: {
+          state: (i % 2 ? "blocked" : "working") as DetState,
+          needsYou: i % 2 === 1,
+          rule: null,
+          evidence: null,
+        },
+      }),
+    );
     const busy = drawnTimeline({ detector: "busy<x>", points, samples: points.length }, points.length);
     const calm = drawnTimeline({ detector: "calm", points: points.slice(0, 3), samples: 3 }, points.length);
     const file: FileResult = {
-      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: points.length, outputBytes: 0, command: null, manifest: null,
-      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], timelines: [busy, calm],
+      path: "long.cast",
+      sha256: "",
+      format: "asciicast v3",
+      cols: 80,
+      rows: 24,
+      duration: points.length,
+      outputBytes: 0,
+      command: null,
+      manifest: null,
+      truth: "markers",
+      truthSegments: [],
+      blockedEpisodes: 0,
+      scores: [],
+      warnings: [],
+      timelines: [busy, calm],
     };
     const html = renderHtml(buildReport([file], null, []), [null]);
     assert.ok(html.includes(`Coarsened to ${DRAWN_POINTS} slots of 3.00 s`), "the note names the slot");
@@ -52,23 +80,60 @@ describe("coarsened lanes", () => {
   });
   test("the time axis has at most 12 ticks at any length, in hours past an hour's step", () => {
     const file = (duration: number): FileResult => ({
-      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration, outputBytes: 0, command: null, manifest: null,
-      truth: "markers", truthSegments: [], blockedEpisodes: 0, scores: [], warnings: [], timelines: [],
+      path: "long.cast",
+      sha256: "",
+      format: "asciicast v3",
+      cols: 80,
+      rows: 24,
+      duration,
+      outputBytes: 0,
+      command: null,
+      manifest: null,
+      truth: "markers",
+      truthSegments: [],
+      blockedEpisodes: 0,
+      scores: [],
+      warnings: [],
+      timelines: [],
     });
-    const ticks = (d: number) => [...renderHtml(buildReport([file(d)], null, []), [null]).matchAll(/class="axis">([^<]*)</g)].map((m) => m[1]);
+    const ticks = (d: number) =>
+      [...renderHtml(buildReport([file(d)], null, []), [null]).matchAll(/class="axis">([^<]*)</g)].map((m) => m[1]);
     assert.deepEqual(ticks(710).slice(0, 3), ["0 s", "60 s", "120 s"]);
     assert.deepEqual(ticks(122110).slice(0, 3), ["0 h", "3 h", "6 h"]);
-    for (const d of [1, 59, 710, 7200, 122110, 30 * 86400]) assert.ok(ticks(d).length <= 13, `${d} s: ${ticks(d).length} ticks`);
+    for (const d of [1, 59, 710, 7200, 122110, 30 * 86400]) {
+      assert.ok(ticks(d).length <= 13, `${d} s: ${ticks(d).length} ticks`);
+    }
   });
   test("a truth with more segments than DRAWN_POINTS is drawn in slots too, and named in the note", () => {
-    const segs = Array.from({ length: DRAWN_POINTS + 1 }, (_, i) => ({ start: i, state: (i % 2 ? "blocked" : "working") as "blocked" | "working", kind: i % 2 ? "permission" : null }));
+    const segs = Array.from(
+      { length: DRAWN_POINTS + 1 },
+      (_, i) => ({
+        start: i,
+        state: (i % 2 ? "blocked" : "working") as "blocked" | "working",
+        kind: i % 2 ? "permission" : null,
+      }),
+    );
     const d = drawnTruth(segs, segs.length);
     assert.equal(d.changes, DRAWN_POINTS + 1);
     assert.ok(d.segments.length <= DRAWN_POINTS + 1);
     assert.equal(drawnTruth(segs.slice(0, DRAWN_POINTS), DRAWN_POINTS).changes, undefined);
     const file: FileResult = {
-      path: "long.cast", sha256: "", format: "asciicast v3", cols: 80, rows: 24, duration: segs.length, outputBytes: 0, command: null, manifest: null,
-      truth: "markers", truthSegments: d.segments, truthChanges: d.changes, blockedEpisodes: 0, scores: [], warnings: [], timelines: [],
+      path: "long.cast",
+      sha256: "",
+      format: "asciicast v3",
+      cols: 80,
+      rows: 24,
+      duration: segs.length,
+      outputBytes: 0,
+      command: null,
+      manifest: null,
+      truth: "markers",
+      truthSegments: d.segments,
+      truthChanges: d.changes,
+      blockedEpisodes: 0,
+      scores: [],
+      warnings: [],
+      timelines: [],
     };
     assert.ok(renderHtml(buildReport([file], null, []), [null]).includes(`truth (${DRAWN_POINTS + 1} changes)`));
   });
@@ -79,22 +144,53 @@ describe("HTML report in headless Chromium", { skip }, () => {
     const dir = tmpDir("pstlab-html-");
     const msg = encodeBase64(new TextEncoder().encode(XSS.slice(0, 60)));
     const frames: unknown[][] = [
-      [0.1, "o", `\x1b]0;${XSS}\x07`], [0, "m", "truth:working"], [0.1, "o", `hello ${XSS}\r\n`],
-      [0.5, "m", `truth:blocked ${XSS}`], [0.05, "m", "truth:blocked:permission"],
+      [0.1, "o", `\x1b]0;${XSS}\x07`],
+      [0, "m", "truth:working"],
+      [0.1, "o", `hello ${XSS}\r\n`],
+      [0.5, "m", `truth:blocked ${XSS}`],
+      [0.05, "m", "truth:blocked:permission"],
       [0.0, "o", `\x1b]7501;state=blocked:kind=permission:msg=${msg}\x1b\\Do you want to proceed?\r\n❯ 1. Yes\r\n`],
     ];
     for (let k = 0; k < 30; k++) frames.push([0.1, "o", `\rtick ${k} ${XSS}`]);
-    frames.push([0, "m", "truth:working"], [0.1, "o", `\x1b]7501;state=working\x1b\\\x1b[2J\x1b[Hdone\r\n`], [2, "x", "0"]);
-    const cast = writeTmp(dir, "evil<script>.cast", JSON.stringify({ version: 3, term: { cols: 80, rows: 24 }, command: XSS, title: XSS }) + "\n" + frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
+    frames.push([0, "m", "truth:working"], [0.1, "o", `\x1b]7501;state=working\x1b\\\x1b[2J\x1b[Hdone\r\n`], [
+      2,
+      "x",
+      "0",
+    ]);
+    const cast = writeTmp(
+      dir,
+      "evil<script>.cast",
+      JSON.stringify({ version: 3, term: { cols: 80, rows: 24 }, command: XSS, title: XSS }) + "\n" + frames.map((f) =>
+        JSON.stringify(f)
+      ).join("\n") + "\n",
+    );
     const html = path.join(dir, "report.html");
-    const r = cli(["report", cast, "--format", "html", "-o", html, "--detectors", "protocol,screen:claude@50ms,question"]);
+    const r = cli([
+      "report",
+      cast,
+      "--format",
+      "html",
+      "-o",
+      html,
+      "--detectors",
+      "protocol,screen:claude@50ms,question",
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const text = fs.readFileSync(html, "utf8");
     assert.ok(!/<img src=x onerror/.test(text), "raw capture markup must not appear in the page");
 
     const browser = await playwright!.chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     try {
       const page = await browser.newPage();
@@ -106,17 +202,30 @@ describe("HTML report in headless Chromium", { skip }, () => {
         d.dismiss();
       });
       await page.goto("file://" + html);
-      await page.waitForFunction(() => (window as unknown as { __pstlabPlayers?: unknown[] }).__pstlabPlayers?.length === 1, null, { timeout: 10000 });
-      const time = () => page.evaluate(async () => await (window as unknown as { __pstlabPlayers: { getCurrentTime(): Promise<number> }[] }).__pstlabPlayers[0].getCurrentTime());
+      await page.waitForFunction(
+        () => (window as unknown as { __pstlabPlayers?: unknown[] }).__pstlabPlayers?.length === 1,
+        null,
+        { timeout: 10000 },
+      );
+      const time = () =>
+        page.evaluate(async () =>
+          await (window as unknown as { __pstlabPlayers: { getCurrentTime(): Promise<number> }[] }).__pstlabPlayers[0]
+            .getCurrentTime()
+        );
       assert.equal(await page.locator("table tbody tr").count(), 3);
       assert.equal(await page.locator("svg.timeline rect").count() > 5, true);
       // Plays.
-      await page.evaluate(() => (window as unknown as { __pstlabPlayers: { play(): void }[] }).__pstlabPlayers[0].play());
+      await page.evaluate(() =>
+        (window as unknown as { __pstlabPlayers: { play(): void }[] }).__pstlabPlayers[0].play()
+      );
       await page.waitForTimeout(1200);
       assert.ok((await time()) > 0.5, `player time ${await time()}`);
       // Clicking 75 % along the timeline seeks there.
       const box = await page.locator("svg.timeline").boundingBox();
-      const vb = await page.evaluate(() => { const s = (globalThis as any).document.querySelector("svg.timeline"); return s.viewBox.baseVal.width as number; });
+      const vb = await page.evaluate(() => {
+        const s = (globalThis as any).document.querySelector("svg.timeline");
+        return s.viewBox.baseVal.width as number;
+      });
       const x0 = 230, w = 1000;
       await page.mouse.click(box.x + ((x0 + 0.75 * w) / vb) * box.width, box.y + 8);
       await page.waitForTimeout(300);

@@ -35,26 +35,50 @@ export interface Report {
 
 export function buildReport(files: FileResult[], gate: Gate | null, argv: string[]): Report {
   // Files whose `auto` manifest differs pool under the name they were asked by (screen:auto@50ms).
-  const names = files[0]?.scores.map((s, i) => files.every((f) => f.scores[i]?.detector === s.detector) ? s.detector : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")) ?? [];
+  const names =
+    files[0]?.scores.map((s, i) =>
+      files.every((f) => f.scores[i]?.detector === s.detector)
+        ? s.detector
+        : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")
+    ) ?? [];
   const summaries = names.map((n, i) => ({
     ...summarize(n, files.map((f) => f.scores[i])),
     truthFiles: files.filter((f) => f.truth === `detector:${f.scores[i]?.detector}`).length,
   }));
-  const perFile = files.map((f) => ({ path: f.path, summaries: f.scores.map((s) => ({ ...summarize(s.detector, [s]), truthFiles: f.truth === `detector:${s.detector}` ? 1 : 0 })) }));
+  const perFile = files.map((f) => ({
+    path: f.path,
+    summaries: f.scores.map((s) => ({
+      ...summarize(s.detector, [s]),
+      truthFiles: f.truth === `detector:${s.detector}` ? 1 : 0,
+    })),
+  }));
   const truths = [...new Set(files.map((f) => f.truth.startsWith("labels:") ? "labels" : f.truth))];
   const gates: GateResult[] = [];
   if (gate) {
     for (const s of summaries) {
       if (!gate.detectors.includes(s.detector)) continue;
       const failures: string[] = [];
-      if (gate.maxMissed !== undefined && s.missed > gate.maxMissed) failures.push(`missed ${s.missed} > ${gate.maxMissed}`);
-      if (gate.maxLatency !== undefined && s.latency.max !== null && s.latency.max > gate.maxLatency + 1e-9) failures.push(`max latency ${s.latency.max.toFixed(3)} s > ${gate.maxLatency} s`);
+      if (gate.maxMissed !== undefined && s.missed > gate.maxMissed) {
+        failures.push(`missed ${s.missed} > ${gate.maxMissed}`);
+      }
+      if (gate.maxLatency !== undefined && s.latency.max !== null && s.latency.max > gate.maxLatency + 1e-9) {
+        failures.push(`max latency ${s.latency.max.toFixed(3)} s > ${gate.maxLatency} s`);
+      }
       const fa = s.falseAlarms.working.count + s.falseAlarms.idle.count;
       if (gate.maxFalse !== undefined && fa > gate.maxFalse) failures.push(`false alarms ${fa} > ${gate.maxFalse}`);
       gates.push({ detector: s.detector, failures });
     }
   }
-  return { tool: { name: "pstlab", version: VERSION }, spec: { osc7501_revision: SPEC_REVISION }, truth: truths.join(","), files, summaries, perFile, gates, argv };
+  return {
+    tool: { name: "pstlab", version: VERSION },
+    spec: { osc7501_revision: SPEC_REVISION },
+    truth: truths.join(","),
+    files,
+    summaries,
+    perFile,
+    gates,
+    argv,
+  };
 }
 
 // ---------------------------------------------------------------- shared formatting
@@ -85,18 +109,34 @@ export function row(s: Summary & { truthFiles?: number }, files = 1): string[] {
   // The truth graded against itself is perfect by construction: it is named, not scored.
   if (s.truthFiles && s.truthFiles >= files) return [`${s.detector} (the truth)`, "–", "–", "–", "–", "–", "–"];
   const name = s.truthFiles ? `${s.detector} *` : s.detector;
-  return [name, fmtLatency(s.latency.median), fmtLatency(s.latency.max), fmtMissed(s), fmtLinger(s.linger.mean), fmtFalse(s.falseAlarms.working), fmtFalse(s.falseAlarms.idle)];
+  return [
+    name,
+    fmtLatency(s.latency.median),
+    fmtLatency(s.latency.max),
+    fmtMissed(s),
+    fmtLinger(s.linger.mean),
+    fmtFalse(s.falseAlarms.working),
+    fmtFalse(s.falseAlarms.idle),
+  ];
 }
 
 /** The lines that say where the truth came from when it is a detector or differs between files. */
 export function truthNotes(r: Report): string[] {
   const out: string[] = [];
   // Herdr publishes nothing for 3 s after a program appears: a reader must not take that for a miss.
-  if (r.summaries.some((s) => s.detector.startsWith("herdr:"))) out.push("herdr:<m> says unknown for the first 3 s after the program's first output (Herdr's startup grace), as Herdr does");
+  if (r.summaries.some((s) => s.detector.startsWith("herdr:"))) {
+    out.push(
+      "herdr:<m> says unknown for the first 3 s after the program's first output (Herdr's startup grace), as Herdr does",
+    );
+  }
   const partial = r.summaries.filter((s) => s.truthFiles > 0 && s.truthFiles < r.files.length);
-  for (const s of partial) out.push(`* ${s.detector} is the truth of ${s.truthFiles} of ${r.files.length} files: there it grades itself`);
+  for (const s of partial) {
+    out.push(`* ${s.detector} is the truth of ${s.truthFiles} of ${r.files.length} files: there it grades itself`);
+  }
   const sources = new Set(r.files.map((f) => f.truth));
-  if (sources.size > 1) out.push(`truth per file: ${r.files.map((f) => `${f.path} ${describeTruth(f.truth)}`).join("; ")}`);
+  if (sources.size > 1) {
+    out.push(`truth per file: ${r.files.map((f) => `${f.path} ${describeTruth(f.truth)}`).join("; ")}`);
+  }
   return out;
 }
 

@@ -11,28 +11,64 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 function matrix(s: SnapshotScore): string[][] {
   const truths = STATES.filter((t) => s.confusion[t]);
-  return [["truth \\ verdict", ...STATES], ...truths.map((t) => [t, ...STATES.map((v) => String(s.confusion[t]?.[v] ?? 0))])];
+  return [
+    ["truth \\ verdict", ...STATES],
+    ...truths.map((t) => [t, ...STATES.map((v) => String(s.confusion[t]?.[v] ?? 0))]),
+  ];
 }
 
 export function renderSnapshotTable(scores: SnapshotScore[], files: number, dropped: string[]): string {
   const out = [`${files} labelled snapshot${files === 1 ? "" : "s"}`, ""];
-  out.push(...alignRows([["Detector", "Accuracy", "Correct", "Misjudged"], ...scores.map((s) => [disarm(s.detector), pct(s.accuracy), `${s.correct} / ${s.total}`, String(s.total - s.correct)])], new Set([1, 2, 3])));
+  out.push(
+    ...alignRows([
+      ["Detector", "Accuracy", "Correct", "Misjudged"],
+      ...scores.map((
+        s,
+      ) => [disarm(s.detector), pct(s.accuracy), `${s.correct} / ${s.total}`, String(s.total - s.correct)]),
+    ], new Set([1, 2, 3])),
+  );
   for (const s of scores) {
     out.push("", `${disarm(s.detector)}:`, ...alignRows(matrix(s), new Set([1, 2, 3, 4])).map((l) => `  ${l}`));
-    for (const m of s.misjudged) out.push(`  misjudged ${disarm(m.path)}: ${m.truth} read as ${m.verdict}${m.rule ? ` (rule ${disarm(m.rule)})` : " (no rule matched)"}`);
+    for (const m of s.misjudged) {
+      out.push(
+        `  misjudged ${disarm(m.path)}: ${m.truth} read as ${m.verdict}${
+          m.rule ? ` (rule ${disarm(m.rule)})` : " (no rule matched)"
+        }`,
+      );
+    }
   }
   if (dropped.length) out.push("", `not scored (they need time, not an instant): ${dropped.map(disarm).join(", ")}`);
   return out.join("\n") + "\n";
 }
 
-
 export function renderSnapshotMarkdown(scores: SnapshotScore[], files: number, dropped: string[]): string {
-  const out = [`**${files} labelled snapshots**`, "", "| Detector | Accuracy | Correct | Misjudged |", "|:---|---:|---:|---:|"];
-  for (const s of scores) out.push(`| ${mdCode(s.detector)} | ${pct(s.accuracy)} | ${s.correct} / ${s.total} | ${s.total - s.correct} |`);
+  const out = [
+    `**${files} labelled snapshots**`,
+    "",
+    "| Detector | Accuracy | Correct | Misjudged |",
+    "|:---|---:|---:|---:|",
+  ];
+  for (const s of scores) {
+    out.push(`| ${mdCode(s.detector)} | ${pct(s.accuracy)} | ${s.correct} / ${s.total} | ${s.total - s.correct} |`);
+  }
   for (const s of scores) {
     const m = matrix(s);
-    out.push("", `${mdCode(s.detector)}:`, "", `| ${m[0].join(" | ")} |`, `|:---|${STATES.map(() => "---:").join("|")}|`, ...m.slice(1).map((r) => `| ${r.join(" | ")} |`));
-    if (s.misjudged.length) out.push("", ...s.misjudged.map((x) => `- ${mdCode(x.path)}: ${x.truth} read as ${x.verdict}${x.rule ? ` (rule ${mdCode(x.rule)})` : ""}`));
+    out.push(
+      "",
+      `${mdCode(s.detector)}:`,
+      "",
+      `| ${m[0].join(" | ")} |`,
+      `|:---|${STATES.map(() => "---:").join("|")}|`,
+      ...m.slice(1).map((r) => `| ${r.join(" | ")} |`),
+    );
+    if (s.misjudged.length) {
+      out.push(
+        "",
+        ...s.misjudged.map((x) =>
+          `- ${mdCode(x.path)}: ${x.truth} read as ${x.verdict}${x.rule ? ` (rule ${mdCode(x.rule)})` : ""}`
+        ),
+      );
+    }
   }
   if (dropped.length) out.push("", `Not scored (they need time, not an instant): ${dropped.map(mdCode).join(", ")}`);
   out.push("", `<sub>pstlab ${VERSION}</sub>`);
@@ -40,14 +76,25 @@ export function renderSnapshotMarkdown(scores: SnapshotScore[], files: number, d
 }
 
 export function renderSnapshotJson(scores: SnapshotScore[], files: number, dropped: string[]): string {
-  return JSON.stringify({
-    schema: 1,
-    tool: { name: TOOL, version: VERSION },
-    kind: "snapshots",
-    snapshots: files,
-    not_scored: dropped,
-    detectors: scores.map((s) => ({ name: s.detector, total: s.total, correct: s.correct, accuracy: Math.round(s.accuracy * 1e6) / 1e6, confusion: s.confusion, misjudged: s.misjudged })),
-  }, null, 2) + "\n";
+  return JSON.stringify(
+    {
+      schema: 1,
+      tool: { name: TOOL, version: VERSION },
+      kind: "snapshots",
+      snapshots: files,
+      not_scored: dropped,
+      detectors: scores.map((s) => ({
+        name: s.detector,
+        total: s.total,
+        correct: s.correct,
+        accuracy: Math.round(s.accuracy * 1e6) / 1e6,
+        confusion: s.confusion,
+        misjudged: s.misjudged,
+      })),
+    },
+    null,
+    2,
+  ) + "\n";
 }
 
 export function renderSnapshotCsv(scores: SnapshotScore[]): string {
@@ -57,11 +104,14 @@ export function renderSnapshotCsv(scores: SnapshotScore[]): string {
   };
   const out = ["detector,total,correct,accuracy,truth,verdict,count"];
   for (const s of scores) {
-    for (const [t, row] of Object.entries(s.confusion)) for (const [v, n] of Object.entries(row)) out.push([s.detector, s.total, s.correct, Math.round(s.accuracy * 1e6) / 1e6, t, v, n].map(cell).join(","));
+    for (const [t, row] of Object.entries(s.confusion)) {
+      for (const [v, n] of Object.entries(row)) {
+        out.push([s.detector, s.total, s.correct, Math.round(s.accuracy * 1e6) / 1e6, t, v, n].map(cell).join(","));
+      }
+    }
   }
   return out.join("\n") + "\n";
 }
-
 
 /** One testcase per detector and snapshot: a misjudged snapshot is a failure. */
 export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): string {
@@ -69,16 +119,40 @@ export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): s
     const bad = new Map(s.misjudged.map((m) => [m.path, m]));
     const cases = paths.map((p) => {
       const m = bad.get(p);
-      return `    <testcase classname="pstlab.snapshots" name="${xmlText(p)}">${m ? `<failure message="${xmlText(`${m.truth} read as ${m.verdict}${m.rule ? ` (rule ${m.rule})` : ""}`)}"/>` : ""}</testcase>`;
+      return `    <testcase classname="pstlab.snapshots" name="${xmlText(p)}">${
+        m
+          ? `<failure message="${xmlText(`${m.truth} read as ${m.verdict}${m.rule ? ` (rule ${m.rule})` : ""}`)}"/>`
+          : ""
+      }</testcase>`;
     });
-    return `  <testsuite name="${xmlText(s.detector)}" tests="${s.total}" failures="${s.total - s.correct}">\n${cases.join("\n")}\n  </testsuite>`;
+    return `  <testsuite name="${xmlText(s.detector)}" tests="${s.total}" failures="${s.total - s.correct}">\n${
+      cases.join("\n")
+    }\n  </testsuite>`;
   });
   const failures = scores.reduce((n, s) => n + s.total - s.correct, 0), tests = scores.reduce((n, s) => n + s.total, 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab snapshots" tests="${tests}" failures="${failures}">\n${suites.join("\n")}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="pstlab snapshots" tests="${tests}" failures="${failures}">\n${
+    suites.join("\n")
+  }\n</testsuites>\n`;
 }
 
 export function renderSnapshotHtml(scores: SnapshotScore[], files: number, dropped: string[]): string {
-  const rows = scores.map((s) => `<tr><td>${escapeHtml(s.detector)}</td><td>${pct(s.accuracy)}</td><td>${s.correct} / ${s.total}</td></tr>`).join("");
-  const details = scores.map((s) => `<h2>${escapeHtml(s.detector)}</h2><table>${matrix(s).map((r, i) => `<tr>${r.map((c) => (i === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join("")}</tr>`).join("")}</table><ul>${s.misjudged.map((m) => `<li>${escapeHtml(m.path)}: ${escapeHtml(m.truth)} read as ${escapeHtml(m.verdict)}${m.rule ? ` (rule ${escapeHtml(m.rule)})` : ""}</li>`).join("")}</ul>`).join("\n");
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"><title>pstlab — ${files} snapshots</title><style>body{font:14px system-ui,sans-serif;margin:24px}td,th{padding:2px 10px;text-align:right}td:first-child{text-align:left}</style></head><body>\n<h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>\n${details}\n${dropped.length ? `<p>Not scored (they need time, not an instant): ${dropped.map(escapeHtml).join(", ")}</p>` : ""}\n</body></html>\n`;
+  const rows = scores.map((s) =>
+    `<tr><td>${escapeHtml(s.detector)}</td><td>${pct(s.accuracy)}</td><td>${s.correct} / ${s.total}</td></tr>`
+  ).join("");
+  const details = scores.map((s) =>
+    `<h2>${escapeHtml(s.detector)}</h2><table>${
+      matrix(s).map((r, i) =>
+        `<tr>${r.map((c) => (i === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join("")}</tr>`
+      ).join("")
+    }</table><ul>${
+      s.misjudged.map((m) =>
+        `<li>${escapeHtml(m.path)}: ${escapeHtml(m.truth)} read as ${escapeHtml(m.verdict)}${
+          m.rule ? ` (rule ${escapeHtml(m.rule)})` : ""
+        }</li>`
+      ).join("")
+    }</ul>`
+  ).join("\n");
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"><title>pstlab — ${files} snapshots</title><style>body{font:14px system-ui,sans-serif;margin:24px}td,th{padding:2px 10px;text-align:right}td:first-child{text-align:left}</style></head><body>\n<h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>\n${details}\n${
+    dropped.length ? `<p>Not scored (they need time, not an instant): ${dropped.map(escapeHtml).join(", ")}</p>` : ""
+  }\n</body></html>\n`;
 }

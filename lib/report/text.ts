@@ -13,7 +13,9 @@ const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
 function heading(r: Report): string {
   const t = totals(r);
   const files = r.files.length === 1 ? disarm(r.files[0].path) : `${r.files.length} files`;
-  return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${disarm(r.truth)})`;
+  return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${
+    disarm(r.truth)
+  })`;
 }
 
 const safeRow = (files: number) => (s: ReportSummary) => row(s, files).map(disarm);
@@ -44,8 +46,15 @@ export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolea
   const notes = truthNotes(r).map(disarm);
   if (notes.length) out.push("", ...notes);
   if (opts.episodes) out.push("", ...episodeLines(r));
-  for (const g of r.gates) if (g.failures.length) out.push(paint(!!opts.color, "31", `FAIL ${disarm(g.detector)}: ${g.failures.join("; ")}`));
-  out.push("", `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`);
+  for (const g of r.gates) {
+    if (g.failures.length) {
+      out.push(paint(!!opts.color, "31", `FAIL ${disarm(g.detector)}: ${g.failures.join("; ")}`));
+    }
+  }
+  out.push(
+    "",
+    `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`,
+  );
   return out.join("\n") + "\n";
 }
 
@@ -53,10 +62,18 @@ export function episodeLines(r: Report): string[] {
   const out: string[] = ["Episodes (truth blocked):"];
   for (const f of r.files) {
     f.scores[0]?.episodes.forEach((e, i) => {
-      out.push(`  ${r.files.length > 1 ? `${disarm(f.path)} ` : ""}#${i + 1} ${e.start.toFixed(3)}–${e.end.toFixed(3)} s${e.kind ? ` (${disarm(e.kind)})` : ""}`);
+      out.push(
+        `  ${r.files.length > 1 ? `${disarm(f.path)} ` : ""}#${i + 1} ${e.start.toFixed(3)}–${e.end.toFixed(3)} s${
+          e.kind ? ` (${disarm(e.kind)})` : ""
+        }`,
+      );
       const rows = f.scores.map((s) => {
         const ep = s.episodes[i];
-        return [`    ${disarm(s.detector)}`, ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`, ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : ""];
+        return [
+          `    ${disarm(s.detector)}`,
+          ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`,
+          ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : "",
+        ];
       });
       out.push(...alignRows(rows));
     });
@@ -86,9 +103,20 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
   }
   for (const n of truthNotes(r)) out.push("", mdEscape(n));
   if (opts.episodes) out.push("", "```", ...episodeLines(r).map((l) => l.replace(/`/g, "'")), "```");
-  for (const g of r.gates) if (g.failures.length) out.push("", `**FAIL** ${mdCode(g.detector)}: ${g.failures.join("; ")}`);
+  for (const g of r.gates) {
+    if (g.failures.length) out.push("", `**FAIL** ${mdCode(g.detector)}: ${g.failures.join("; ")}`);
+  }
   out.push("");
   const fixtures = r.files.map((f) => `${mdCode(f.path)} sha256 \`${f.sha256.slice(0, 16)}…\``).join(", ");
-  out.push(`<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${mdEscape(r.truth)} · ${fixtures} · reproduce: \`pstlab ${r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ").replace(/\|/g, "\\|")}\`</sub>`);
+  out.push(
+    `<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${
+      mdEscape(r.truth)
+    } · ${fixtures} · reproduce: \`pstlab ${
+      r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ").replace(
+        /\|/g,
+        "\\|",
+      )
+    }\`</sub>`,
+  );
   return out.join("\n") + "\n";
 }

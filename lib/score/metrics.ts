@@ -92,12 +92,21 @@ export interface TruthLists {
 export function truthLists(truth: Truth, end: number): TruthLists {
   const segs = truth.segments;
   const pieces: (Interval & { state: TruthState })[] = [];
-  if (segs.length === 0 || segs[0].start > 0) pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
-  segs.forEach((s, i) => pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state }));
+  if (segs.length === 0 || segs[0].start > 0) {
+    pieces.push({ start: 0, end: segs.length ? Math.min(segs[0].start, end) : end, state: "unlabeled" });
+  }
+  segs.forEach((s, i) =>
+    pieces.push({ start: s.start, end: Math.min(i + 1 < segs.length ? segs[i + 1].start : end, end), state: s.state })
+  );
   return { segs, blocked: truthIntervals(truth, end, "blocked"), pieces };
 }
 
-export function score(tl: Timeline, truth: Truth, end: number, lists: TruthLists = truthLists(truth, end)): DetectorScore {
+export function score(
+  tl: Timeline,
+  truth: Truth,
+  end: number,
+  lists: TruthLists = truthLists(truth, end),
+): DetectorScore {
   const { blocked, segs, pieces } = lists;
   const ny = needsYouIntervals(tl, end);
   const episodes: Episode[] = [];
@@ -116,13 +125,24 @@ export function score(tl: Timeline, truth: Truth, end: number, lists: TruthLists
     const nextStart = i + 1 < blocked.length ? blocked[i + 1].start : end;
     const linger = run ? Math.max(0, Math.min(run.end, nextStart) - b.end) : 0;
     if (linger > 0) lingerWindows.push({ start: b.end, end: b.end + linger });
-    episodes.push({ start: b.start, end: b.end, kind: b.kind, detectedAt, latency: detectedAt === null ? null : detectedAt - b.start, linger });
+    episodes.push({
+      start: b.start,
+      end: b.end,
+      kind: b.kind,
+      detectedAt,
+      latency: detectedAt === null ? null : detectedAt - b.start,
+      linger,
+    });
   });
 
   // False alarms. Counts: needs-you runs that start outside truth-blocked, by the truth
   // state at their start. Seconds: needs-you time outside blocked and outside linger,
   // by the truth state at each instant.
-  const fa: FalseAlarms = { working: { count: 0, seconds: 0 }, idle: { count: 0, seconds: 0 }, unlabeled: { count: 0, seconds: 0 } };
+  const fa: FalseAlarms = {
+    working: { count: 0, seconds: 0 },
+    idle: { count: 0, seconds: 0 },
+    unlabeled: { count: 0, seconds: 0 },
+  };
   const stateAt = (t: number): TruthState => inForceAt(segs, t, (s) => s.start)?.state ?? "unlabeled";
   for (const n of ny) {
     const st = stateAt(n.start);
@@ -199,14 +219,20 @@ export function median(sorted: number[]): number | null {
 export function summarize(detector: string, scores: DetectorScore[]): Summary {
   const eps = scores.flatMap((s) => s.episodes);
   const lat = eps.filter((e) => e.latency !== null).map((e) => e.latency!).sort((a, b) => a - b);
-  const fa: FalseAlarms = { working: { count: 0, seconds: 0 }, idle: { count: 0, seconds: 0 }, unlabeled: { count: 0, seconds: 0 } };
+  const fa: FalseAlarms = {
+    working: { count: 0, seconds: 0 },
+    idle: { count: 0, seconds: 0 },
+    unlabeled: { count: 0, seconds: 0 },
+  };
   const confusion = emptyConfusion();
   for (const s of scores) {
     for (const k of ["working", "idle", "unlabeled"] as const) {
       fa[k].count += s.falseAlarms[k].count;
       fa[k].seconds += s.falseAlarms[k].seconds;
     }
-    for (const t of Object.keys(confusion) as TruthState[]) for (const v of STATES) confusion[t][v] += s.confusion[t][v];
+    for (const t of Object.keys(confusion) as TruthState[]) {
+      for (const v of STATES) confusion[t][v] += s.confusion[t][v];
+    }
   }
   const lingerTotal = eps.reduce((n, e) => n + e.linger, 0);
   return {
@@ -214,8 +240,17 @@ export function summarize(detector: string, scores: DetectorScore[]): Summary {
     episodes: eps.length,
     detected: lat.length,
     missed: eps.length - lat.length,
-    latency: { median: median(lat), p95: percentile(lat, 95), max: lat.length ? lat[lat.length - 1] : null, mean: lat.length ? lat.reduce((a, b) => a + b, 0) / lat.length : null },
-    linger: { mean: eps.length ? lingerTotal / eps.length : 0, total: lingerTotal, max: eps.reduce((m, e) => Math.max(m, e.linger), 0) },
+    latency: {
+      median: median(lat),
+      p95: percentile(lat, 95),
+      max: lat.length ? lat[lat.length - 1] : null,
+      mean: lat.length ? lat.reduce((a, b) => a + b, 0) / lat.length : null,
+    },
+    linger: {
+      mean: eps.length ? lingerTotal / eps.length : 0,
+      total: lingerTotal,
+      max: eps.reduce((m, e) => Math.max(m, e.linger), 0),
+    },
     falseAlarms: fa,
     confusion,
   };

@@ -2,13 +2,20 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { needsYouIntervals, percentile, score, summarize, truthIntervals } from "./metrics.ts";
-import { parseTruthLabel, truthFromLabelsFile, truthFromMarkers, truthFromTimeline, type Truth } from "./truth.ts";
+import { parseTruthLabel, type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "./truth.ts";
 import type { Timeline } from "../detect/timeline.ts";
 import { FixtureError } from "../errors.ts";
 
 /** [t, needsYou] change points → a timeline. */
 function tl(points: [number, boolean, string?][], name = "d"): Timeline {
-  return { detector: name, samples: points.length, points: points.map(([t, ny, st]) => ({ t, verdict: { state: (st ?? (ny ? "blocked" : "working")) as "blocked", needsYou: ny, rule: null, evidence: null } })) };
+  return {
+    detector: name,
+    samples: points.length,
+    points: points.map(([t, ny, st]) => ({
+      t,
+      verdict: { state: (st ?? (ny ? "blocked" : "working")) as "blocked", needsYou: ny, rule: null, evidence: null },
+    })),
+  };
 }
 function truth(segs: [number, string, string?][]): Truth {
   return truthFromMarkers(segs.map(([t, s, k]) => ({ t, label: `truth:${s}${k ? ":" + k : ""}` })))!;
@@ -16,16 +23,26 @@ function truth(segs: [number, string, string?][]): Truth {
 const close = (a: number | null, b: number) => assert.ok(a !== null && Math.abs(a - b) < 1e-9, `${a} ≈ ${b}`);
 
 // Truth: working 0–10, blocked 10–15, working 15–20, idle 20–30, blocked 30–35, working 35–40.
-const T = truth([[0, "working"], [10, "blocked", "permission"], [15, "working"], [20, "idle"], [30, "blocked"], [35, "working"]]);
+const T = truth([[0, "working"], [10, "blocked", "permission"], [15, "working"], [20, "idle"], [30, "blocked"], [
+  35,
+  "working",
+]]);
 
 describe("episodes", () => {
   test("truth blocked intervals; consecutive blocked labels are one episode", () => {
-    assert.deepEqual(truthIntervals(T, 40, "blocked").map((i) => [i.start, i.end, i.kind]), [[10, 15, "permission"], [30, 35, null]]);
+    assert.deepEqual(truthIntervals(T, 40, "blocked").map((i) => [i.start, i.end, i.kind]), [[10, 15, "permission"], [
+      30,
+      35,
+      null,
+    ]]);
     const t2 = truth([[0, "working"], [5, "blocked"], [6, "blocked", "question"], [9, "idle"]]);
     assert.deepEqual(truthIntervals(t2, 12, "blocked").map((i) => [i.start, i.end]), [[5, 9]]);
   });
   test("needs-you runs", () => {
-    assert.deepEqual(needsYouIntervals(tl([[0, false], [10.25, true], [15, false], [31, true]]), 40), [{ start: 10.25, end: 15 }, { start: 31, end: 40 }]);
+    assert.deepEqual(needsYouIntervals(tl([[0, false], [10.25, true], [15, false], [31, true]]), 40), [{
+      start: 10.25,
+      end: 15,
+    }, { start: 31, end: 40 }]);
   });
 });
 
@@ -66,7 +83,14 @@ describe("latency, missed, linger", () => {
 
 describe("false alarms, split by the truth state at their start", () => {
   test("counts and seconds in working and idle", () => {
-    const s = score(tl([[0, false], [2, true], [3, false], [5, true], [6.5, false], [21, true], [25, false], [28, true], [29, false]]), T, 40);
+    const s = score(
+      tl([[0, false], [2, true], [3, false], [5, true], [6.5, false], [21, true], [25, false], [28, true], [
+        29,
+        false,
+      ]]),
+      T,
+      40,
+    );
     assert.equal(s.falseAlarms.working.count, 2);
     close(s.falseAlarms.working.seconds, 2.5);
     assert.equal(s.falseAlarms.idle.count, 2);
@@ -74,7 +98,11 @@ describe("false alarms, split by the truth state at their start", () => {
     assert.deepEqual(s.episodes.map((e) => e.detectedAt), [null, null]);
   });
   test("an episode started in idle that runs into working: counted in idle, seconds split", () => {
-    const s = score(tl([[0, false], [25, true], [30, false]]), truth([[0, "working"], [20, "idle"], [27, "working"], [40, "blocked"]]), 45);
+    const s = score(
+      tl([[0, false], [25, true], [30, false]]),
+      truth([[0, "working"], [20, "idle"], [27, "working"], [40, "blocked"]]),
+      45,
+    );
     assert.equal(s.falseAlarms.idle.count, 1);
     assert.equal(s.falseAlarms.working.count, 0);
     close(s.falseAlarms.idle.seconds, 2);
@@ -95,7 +123,12 @@ describe("confusion and summaries", () => {
     close(s.confusion.working.idle, 5);
   });
   test("pooled summary: median, nearest-rank p95, max, mean linger", () => {
-    const mk = (lat: number) => score(tl([[0, false], [10 + lat, true], [15, false]]), truth([[0, "working"], [10, "blocked"], [15, "working"]]), 20);
+    const mk = (lat: number) =>
+      score(
+        tl([[0, false], [10 + lat, true], [15, false]]),
+        truth([[0, "working"], [10, "blocked"], [15, "working"]]),
+        20,
+      );
     const sum = summarize("d", [mk(0.1), mk(0.3), mk(0.2), mk(0.9)]);
     close(sum.latency.median, 0.25);
     close(sum.latency.p95, 0.9);
@@ -109,7 +142,10 @@ describe("confusion and summaries", () => {
 
 describe("truth sources", () => {
   test("markers: done/error read as idle; other markers ignored", () => {
-    const t = truthFromMarkers([{ t: 0, label: "note" }, { t: 1, label: "truth:working" }, { t: 2, label: "truth:done" }, { t: 3, label: "truth:error" }])!;
+    const t = truthFromMarkers([{ t: 0, label: "note" }, { t: 1, label: "truth:working" }, {
+      t: 2,
+      label: "truth:done",
+    }, { t: 3, label: "truth:error" }])!;
     assert.deepEqual(t.segments.map((s) => [s.start, s.state]), [[1, "working"], [2, "idle"]]);
     assert.equal(truthFromMarkers([{ t: 0, label: "x" }]), null);
     assert.deepEqual(parseTruthLabel("truth:blocked:auth"), { state: "blocked", kind: "auth" });
@@ -117,8 +153,15 @@ describe("truth sources", () => {
   });
   test("labels file: TSV with file:line errors", () => {
     const t = truthFromLabelsFile("# comment\n0\tworking\n12.5\tblocked\tpermission\n20\tidle\n", "l.tsv");
-    assert.deepEqual(t.segments.map((s) => [s.start, s.state, s.kind]), [[0, "working", null], [12.5, "blocked", "permission"], [20, "idle", null]]);
-    assert.throws(() => truthFromLabelsFile("0\tworking\n1 blocked\n", "l.tsv"), (e: unknown) => e instanceof FixtureError && e.line === 2);
+    assert.deepEqual(t.segments.map((s) => [s.start, s.state, s.kind]), [[0, "working", null], [
+      12.5,
+      "blocked",
+      "permission",
+    ], [20, "idle", null]]);
+    assert.throws(
+      () => truthFromLabelsFile("0\tworking\n1 blocked\n", "l.tsv"),
+      (e: unknown) => e instanceof FixtureError && e.line === 2,
+    );
     assert.throws(() => truthFromLabelsFile("0\tsleeping\n", "l.tsv"), /unknown state "sleeping"/);
     assert.throws(() => truthFromLabelsFile("5\tworking\n1\tidle\n", "l.tsv"), /before the previous/);
   });

@@ -52,8 +52,10 @@ export interface FileResult {
  */
 export const DRAWN_POINTS = 2000;
 
-const drawn = (p: { t: number; verdict: { state: string; needsYou: boolean; rule: string | null } }, t = p.t): DrawnPoint =>
-  ({ t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule });
+const drawn = (
+  p: { t: number; verdict: { state: string; needsYou: boolean; rule: string | null } },
+  t = p.t,
+): DrawnPoint => ({ t, state: p.verdict.state, needsYou: p.verdict.needsYou, rule: p.verdict.rule });
 
 /**
  * A timeline as drawn over [0, end]: every change point when they fit; otherwise one
@@ -86,12 +88,26 @@ export function drawnTimeline(tl: Timeline, end: number, slots = DRAWN_POINTS): 
 }
 
 /** The truth's segments as drawn: coarsened like a detector's lane past DRAWN_POINTS (blocked counts as needs-you). */
-export function drawnTruth(segments: TruthSegment[], end: number, slots = DRAWN_POINTS): { segments: TruthSegment[]; changes?: number } {
+export function drawnTruth(
+  segments: TruthSegment[],
+  end: number,
+  slots = DRAWN_POINTS,
+): { segments: TruthSegment[]; changes?: number } {
   if (segments.length <= slots || !(end > 0)) return { segments };
-  const lane = drawnTimeline({
-    detector: "truth",
-    samples: segments.length,
-    points: segments.map((s) => ({ t: s.start, verdict: { state: s.state as DetState, needsYou: s.state === "blocked", rule: s.kind, evidence: null } })),
-  }, end, slots);
-  return { segments: lane.points.map((p) => ({ start: p.t, state: p.state as TruthState, kind: p.rule })), changes: segments.length };
+  const lane = drawnTimeline(
+    {
+      detector: "truth",
+      samples: segments.length,
+      points: segments.map((s) => ({
+        t: s.start,
+        verdict: { state: s.state as DetState, needsYou: s.state === "blocked", rule: s.kind, evidence: null },
+      })),
+    },
+    end,
+    slots,
+  );
+  return {
+    segments: lane.points.map((p) => ({ start: p.t, state: p.state as TruthState, kind: p.rule })),
+    changes: segments.length,
+  };
 }

@@ -5,7 +5,7 @@
 
 import * as path from "node:path";
 import { FixtureError } from "../errors.ts";
-import { forEachLabelLine, truthStateOf, TRUTH_LABELS } from "./truth.ts";
+import { forEachLabelLine, TRUTH_LABELS, truthStateOf } from "./truth.ts";
 
 export interface SnapshotLabel {
   path: string;
@@ -25,7 +25,9 @@ export function parseSnapshotLabels(text: string, file: string): SnapshotLabel[]
   const base = path.dirname(file);
   const out: SnapshotLabel[] = [];
   forEachLabelLine(text, (f, line, l) => {
-    if (f.length < 2 || f[0].trim() === "") throw new FixtureError(file, line, `expected "PATH<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+    if (f.length < 2 || f[0].trim() === "") {
+      throw new FixtureError(file, line, `expected "PATH<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+    }
     const st = f[1].trim();
     const state = truthStateOf(st);
     if (!state) throw new FixtureError(file, line, `unknown state "${st}" (use ${TRUTH_LABELS.join(", ")})`);
@@ -66,8 +68,20 @@ export function scoreSnapshots(judged: Judged[]): SnapshotScore[] {
       const row = (confusion[j.truth.state] ??= {});
       row[got] = (row[got] ?? 0) + 1;
       if (got === j.truth.state) correct++;
-      else misjudged.push({ path: j.path, truth: `${j.truth.state}${j.truth.kind ? `:${j.truth.kind}` : ""}`, verdict: got, rule: v.rule });
+      else {misjudged.push({
+          path: j.path,
+          truth: `${j.truth.state}${j.truth.kind ? `:${j.truth.kind}` : ""}`,
+          verdict: got,
+          rule: v.rule,
+        });}
     }
-    return { detector, total: judged.length, correct, accuracy: judged.length ? correct / judged.length : 0, confusion, misjudged };
+    return {
+      detector,
+      total: judged.length,
+      correct,
+      accuracy: judged.length ? correct / judged.length : 0,
+      confusion,
+      misjudged,
+    };
   });
 }

@@ -78,7 +78,13 @@ export function truthFromLabelsFile(text: string, file: string): Truth {
   let prev = -Infinity;
   forEachLabelLine(text, (f, line, l) => {
     const t = Number(f[0]);
-    if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) throw new FixtureError(file, line, `expected "seconds<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+    if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) {
+      throw new FixtureError(
+        file,
+        line,
+        `expected "seconds<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`,
+      );
+    }
     const state = truthStateOf(f[1].trim());
     if (!state) throw new FixtureError(file, line, `unknown state "${f[1]}" (use ${TRUTH_LABELS.join(", ")})`);
     if (t < prev) throw new FixtureError(file, line, `time ${t} is before the previous line's ${prev}`);
@@ -94,7 +100,13 @@ export function truthFromTimeline(tl: Timeline): Truth {
   const segs: TruthSegment[] = [];
   for (const p of tl.points) {
     const v = p.verdict;
-    const state: TruthState = v.needsYou ? "blocked" : v.state === "working" ? "working" : v.state === "idle" ? "idle" : "unlabeled";
+    const state: TruthState = v.needsYou
+      ? "blocked"
+      : v.state === "working"
+      ? "working"
+      : v.state === "idle"
+      ? "idle"
+      : "unlabeled";
     push(segs, { start: p.t, state, kind: v.kind ?? null });
   }
   return { source: `detector:${tl.detector}`, segments: segs };

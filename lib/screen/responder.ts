@@ -10,7 +10,10 @@ export interface ParserHost {
   parser: {
     registerCsiHandler(id: { prefix?: string; final: string }, cb: (params: (number | number[])[]) => boolean): unknown;
     registerOscHandler(id: number, cb: (data: string) => boolean): unknown;
-    registerDcsHandler(id: { intermediates?: string; final: string }, cb: (data: string, params: (number | number[])[]) => boolean): unknown;
+    registerDcsHandler(
+      id: { intermediates?: string; final: string },
+      cb: (data: string, params: (number | number[])[]) => boolean,
+    ): unknown;
   };
   cols: number;
   rows: number;
@@ -19,7 +22,10 @@ export interface ParserHost {
 export const COLORS = { fg: "rgb:d8d8/d8d8/d8d8", bg: "rgb:1e1e/1e1e/1e1e", cursor: "rgb:d8d8/d8d8/d8d8" };
 const ST = "\x1b\\";
 const hex = (s: string) => [...new TextEncoder().encode(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
-const unhex = (h: string) => /^([0-9a-fA-F]{2})+$/.test(h) ? new TextDecoder().decode(new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16)))) : null;
+const unhex = (h: string) =>
+  /^([0-9a-fA-F]{2})+$/.test(h)
+    ? new TextDecoder().decode(new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16))))
+    : null;
 /** terminfo `Pst`: `\E]7501;%p1%s\E\\` (spec §5.4). */
 export const PST_CAP = "\\E]7501;%p1%s\\E\\\\";
 

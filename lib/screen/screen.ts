@@ -48,7 +48,9 @@ const units: number[] = [];
 function rowText(view: XLine): string {
   const line = view._line ?? view;
   const data = line._data;
-  if (!(data instanceof Uint32Array) || typeof line.getTrimmedLength !== "function") return view.translateToString(true);
+  if (!(data instanceof Uint32Array) || typeof line.getTrimmedLength !== "function") {
+    return view.translateToString(true);
+  }
   const end = line.getTrimmedLength();
   let out = "";
   units.length = 0;
@@ -78,7 +80,10 @@ interface XTerm {
   parser: {
     registerOscHandler(id: number, cb: (data: string) => boolean): { dispose(): void };
     registerCsiHandler(id: { prefix?: string; final: string }, cb: (params: (number | number[])[]) => boolean): unknown;
-    registerDcsHandler(id: { intermediates?: string; final: string }, cb: (data: string, params: (number | number[])[]) => boolean): unknown;
+    registerDcsHandler(
+      id: { intermediates?: string; final: string },
+      cb: (data: string, params: (number | number[])[]) => boolean,
+    ): unknown;
   };
   loadAddon(a: unknown): void;
   onTitleChange(cb: (t: string) => void): void;
@@ -125,7 +130,8 @@ export class Screen {
 
   constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
     this.term = new Terminal({
-      cols, rows,
+      cols,
+      rows,
       // Detection reads the viewport only, but a little scrollback is kept anyway:
       // with none, xterm copies every line on each scroll and line-feed-heavy output
       // parses at half the speed (16 vs 31 MB/s for `seq`, measured).
@@ -222,7 +228,9 @@ export class Screen {
   rowsFull(): string[] {
     const b = this.term.buffer.active;
     const out: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd());
+    for (let y = 0; y < this.term.rows; y++) {
+      out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd());
+    }
     return out;
   }
 

@@ -48,7 +48,8 @@ export class TailBuffer {
   }
 }
 
-const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g;
+const ESCAPES =
+  /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g;
 
 /** Escapes stripped; per line, only the text after the last \r. */
 export function stripTail(bytes: Uint8Array): string {
@@ -102,7 +103,14 @@ function segment(b: string): Segment {
   const core = end === b.length ? b : b.slice(0, end);
   const r = core.lastIndexOf("\r");
   const last = b.lastIndexOf("\r");
-  return { allCR: end === 0, crInCore: r >= 0, core, own: r >= 0 ? core.slice(r + 1) : core, after: last < 0 ? b : b.slice(last + 1), hasCR: last >= 0 };
+  return {
+    allCR: end === 0,
+    crInCore: r >= 0,
+    core,
+    own: r >= 0 ? core.slice(r + 1) : core,
+    after: last < 0 ? b : b.slice(last + 1),
+    hasCR: last >= 0,
+  };
 }
 
 /** A line being assembled from segments: its lastLine and its text after the last \r. */

@@ -16,7 +16,6 @@ import { LABEL_KEYS } from "./label_keys.ts";
 //
 // A wait that times out ends the recording (the file is kept) and pstlab exits 3.
 
-
 export type Step =
   | { line: number; op: "wait"; re: RegExp; timeout: number; src: string }
   | { line: number; op: "wait-quiet"; quiet: number; timeout: number }
@@ -29,10 +28,27 @@ export type Step =
 export const DEFAULT_TIMEOUT = 10;
 
 const KEYS: Record<string, string> = {
-  enter: "\r", return: "\r", tab: "\t", esc: "\x1b", escape: "\x1b", backspace: "\x7f", space: " ",
-  up: "\x1b[A", down: "\x1b[B", right: "\x1b[C", left: "\x1b[D", home: "\x1b[H", end: "\x1b[F",
-  pgup: "\x1b[5~", pgdn: "\x1b[6~", delete: "\x1b[3~", "shift-tab": "\x1b[Z",
-  f1: "\x1bOP", f2: "\x1bOQ", f3: "\x1bOR", f4: "\x1bOS",
+  enter: "\r",
+  return: "\r",
+  tab: "\t",
+  esc: "\x1b",
+  escape: "\x1b",
+  backspace: "\x7f",
+  space: " ",
+  up: "\x1b[A",
+  down: "\x1b[B",
+  right: "\x1b[C",
+  left: "\x1b[D",
+  home: "\x1b[H",
+  end: "\x1b[F",
+  pgup: "\x1b[5~",
+  pgdn: "\x1b[6~",
+  delete: "\x1b[3~",
+  "shift-tab": "\x1b[Z",
+  f1: "\x1bOP",
+  f2: "\x1bOQ",
+  f3: "\x1bOR",
+  f4: "\x1bOS",
 };
 
 export function keyBytes(name: string): string | null {
@@ -78,14 +94,20 @@ export function parseScript(text: string, file: string): Step[] {
     switch (op) {
       case "wait": {
         const m = /^\/(.*)\/([a-z]*)(?:\s+(\S+))?$/.exec(rest);
-        if (!m) fail('wait needs /regex/ (e.g. wait /Do you want to proceed/ 30s)');
+        if (!m) fail("wait needs /regex/ (e.g. wait /Do you want to proceed/ 30s)");
         let re: RegExp;
         try {
           re = new RegExp(m![1], m![2].replace("g", ""));
         } catch (e) {
           return fail(`bad regex: ${(e as Error).message}`);
         }
-        steps.push({ line, op, re, src: `/${m![1]}/${m![2]}`, timeout: m![3] ? dur(m![3], "timeout") : DEFAULT_TIMEOUT });
+        steps.push({
+          line,
+          op,
+          re,
+          src: `/${m![1]}/${m![2]}`,
+          timeout: m![3] ? dur(m![3], "timeout") : DEFAULT_TIMEOUT,
+        });
         return;
       }
       case "wait-quiet": {
@@ -112,7 +134,11 @@ export function parseScript(text: string, file: string): Step[] {
         let data = "";
         for (const name of rest.split(/\s+/)) {
           const b = keyBytes(name);
-          if (b === null) fail(`unknown key "${name}" (use enter, tab, esc, backspace, space, up/down/left/right, home, end, pgup, pgdn, ctrl-X, alt-X, f1–f4)`);
+          if (b === null) {
+            fail(
+              `unknown key "${name}" (use enter, tab, esc, backspace, space, up/down/left/right, home, end, pgup, pgdn, ctrl-X, alt-X, f1–f4)`,
+            );
+          }
           data += b;
         }
         steps.push({ line, op: "send", data });
@@ -162,8 +188,12 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
       case "wait": {
         const deadline = host.now() + s.timeout;
         while (!s.re.test(await host.screenText())) {
-          if (host.exited()) throw new ScriptFailed(s, `${where}: the program exited before the screen matched ${s.src}`);
-          if (host.now() > deadline) throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${s.src} on the screen`);
+          if (host.exited()) {
+            throw new ScriptFailed(s, `${where}: the program exited before the screen matched ${s.src}`);
+          }
+          if (host.now() > deadline) {
+            throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${s.src} on the screen`);
+          }
           await sleep(POLL_MS);
         }
         break;
@@ -171,7 +201,9 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
       case "wait-quiet": {
         const deadline = host.now() + s.timeout;
         while (host.now() - Math.max(host.lastOutputAt(), 0) < s.quiet) {
-          if (host.now() > deadline) throw new ScriptFailed(s, `${where}: output never went quiet for ${s.quiet} s within ${s.timeout} s`);
+          if (host.now() > deadline) {
+            throw new ScriptFailed(s, `${where}: output never went quiet for ${s.quiet} s within ${s.timeout} s`);
+          }
           await sleep(POLL_MS);
         }
         break;
@@ -179,7 +211,9 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
       case "wait-exit": {
         const deadline = host.now() + s.timeout;
         while (!host.exited()) {
-          if (host.now() > deadline) throw new ScriptFailed(s, `${where}: the program did not exit within ${s.timeout} s`);
+          if (host.now() > deadline) {
+            throw new ScriptFailed(s, `${where}: the program did not exit within ${s.timeout} s`);
+          }
           await sleep(POLL_MS);
         }
         break;

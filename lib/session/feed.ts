@@ -9,7 +9,12 @@ export interface Answer {
   reply: Uint8Array;
 }
 
-export function feedWithAnswers(screen: Screen, bytes: Uint8Array, answers: Answer[], reply: (data: Uint8Array) => void): void {
+export function feedWithAnswers(
+  screen: Screen,
+  bytes: Uint8Array,
+  answers: Answer[],
+  reply: (data: Uint8Array) => void,
+): void {
   let from = 0;
   for (const a of answers) {
     const at = Math.max(from, Math.min(bytes.length, a.at));

@@ -11,7 +11,16 @@ describe("label keys", () => {
     const k = new LabelKeys(DEFAULT_PREFIX);
     const r = k.feed(te.encode(`ab${P}wcd${P}p${P}q${P}a${P}b${P}i${P}d${P}e`));
     assert.equal(new TextDecoder().decode(r.forward), "abcd");
-    assert.deepEqual(r.labels, ["truth:working", "truth:blocked:permission", "truth:blocked:question", "truth:blocked:auth", "truth:blocked", "truth:idle", "truth:done", "truth:error"]);
+    assert.deepEqual(r.labels, [
+      "truth:working",
+      "truth:blocked:permission",
+      "truth:blocked:question",
+      "truth:blocked:auth",
+      "truth:blocked",
+      "truth:idle",
+      "truth:done",
+      "truth:error",
+    ]);
   });
   test("the prefix twice sends it once; an unknown follow-up is dropped; split across reads", () => {
     const k = new LabelKeys(DEFAULT_PREFIX);

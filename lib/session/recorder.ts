@@ -77,7 +77,10 @@ export interface SessionResult {
 
 const te = new TextEncoder();
 
-export function headerFor(o: SessionOptions, extra: { title?: string; idleTimeLimit?: number; envCapture: Record<string, string>; provenance: Provenance }): Header {
+export function headerFor(
+  o: SessionOptions,
+  extra: { title?: string; idleTimeLimit?: number; envCapture: Record<string, string>; provenance: Provenance },
+): Header {
   const h: Header = {
     cols: o.cols,
     rows: o.rows,
@@ -146,14 +149,18 @@ class Session {
     });
     // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
     this.screen = o.headless
-      ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), { onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`) })
+      ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
+        onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`),
+      })
       : null;
     this.filter = o.headless ? null : new QueryFilter();
     this.scanner = new Scanner((ev) => {
       if (ev.type !== "osc7501") return;
       if (ev.body.length === 1 && ev.body[0] === 0x3f) {
         this.queriesSeen++;
-        if (o.answer && ev.depth === 0) this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+        if (o.answer && ev.depth === 0) {
+          this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+        }
       } else this.reports++;
     });
   }
@@ -373,15 +380,20 @@ class Session {
   drive(): Promise<void>[] {
     const { o } = this;
     const scriptDone = o.script
-      ? runScript(o.script.steps, {
-        now: this.now,
-        screenText: this.screenText,
-        lastOutputAt: () => this.lastOutputAt,
-        exited: () => this.exited,
-        send: this.onInput,
-        label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
-        resize: this.resize,
-      }, o.script.file, () => this.exited).catch((e) => {
+      ? runScript(
+        o.script.steps,
+        {
+          now: this.now,
+          screenText: this.screenText,
+          lastOutputAt: () => this.lastOutputAt,
+          exited: () => this.exited,
+          send: this.onInput,
+          label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
+          resize: this.resize,
+        },
+        o.script.file,
+        () => this.exited,
+      ).catch((e) => {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
         this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
@@ -389,7 +401,13 @@ class Session {
       })
       : Promise.resolve();
     const driverDone = o.driver
-      ? o.driver({ now: this.now, send: this.onInput, exited: () => this.exited, labels: () => this.labelLog, screenText: this.screenText })
+      ? o.driver({
+        now: this.now,
+        send: this.onInput,
+        exited: () => this.exited,
+        labels: () => this.labelLog,
+        screenText: this.screenText,
+      })
       : Promise.resolve();
     return [scriptDone, driverDone];
   }
@@ -449,7 +467,19 @@ class Session {
       }
     }
     const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError } = this;
-    return { exit, status, duration, events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError };
+    return {
+      exit,
+      status,
+      duration,
+      events,
+      queriesAnswered,
+      queriesSeen,
+      reports,
+      scriptError,
+      timedOut,
+      interrupted,
+      writeError,
+    };
   }
 }
 

@@ -20,7 +20,12 @@ export class RemoteScreen {
   /** Why the screen runs in-process (null: in its worker); the caller decides whether to say so. */
   fallback: string | null = null;
 
-  constructor(private readonly cols: number, private readonly rowCount: number, private readonly onReply: (data: string | Uint8Array) => void, opts: { inProcess?: boolean; onFallback?: (why: string) => void } = {}) {
+  constructor(
+    private readonly cols: number,
+    private readonly rowCount: number,
+    private readonly onReply: (data: string | Uint8Array) => void,
+    opts: { inProcess?: boolean; onFallback?: (why: string) => void } = {},
+  ) {
     this.onFallback = opts.onFallback ?? (() => {});
     this.closed = new Promise((r) => (this.resolveClosed = r));
     if (opts.inProcess) {

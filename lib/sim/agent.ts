@@ -43,13 +43,40 @@ export type ProtocolMode =
   | { mode: "correct" | "none" | "no-blocked" | "stale" | "malformed" | "children" | "flap" }
   | { mode: "late"; delay: number };
 
-export const PROTOCOL_MODES = ["correct", "none", "late=DURATION", "no-blocked", "stale", "malformed", "children", "flap"];
+export const PROTOCOL_MODES = [
+  "correct",
+  "none",
+  "late=DURATION",
+  "no-blocked",
+  "stale",
+  "malformed",
+  "children",
+  "flap",
+];
 
 const te = new TextEncoder();
-const VERBS = ["Reticulating", "Pondering", "Brewing", "Spelunking", "Percolating", "Noodling", "Synthesizing", "Marinating", "Conjuring", "Clauding"];
+const VERBS = [
+  "Reticulating",
+  "Pondering",
+  "Brewing",
+  "Spelunking",
+  "Percolating",
+  "Noodling",
+  "Synthesizing",
+  "Marinating",
+  "Conjuring",
+  "Clauding",
+];
 const FRAMES = ["·", "✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳", "✢"];
 const TITLE_FRAMES = ["◐", "◓", "◑", "◒"];
-const TOOLS = [["Read", "src/parser.ts"], ["Bash", "npm test"], ["Edit", "src/store.ts"], ["Grep", "\"attention\" lib/"], ["Bash", "git diff --stat"], ["Write", "test/store_test.ts"]];
+const TOOLS = [
+  ["Read", "src/parser.ts"],
+  ["Bash", "npm test"],
+  ["Edit", "src/store.ts"],
+  ["Grep", '"attention" lib/'],
+  ["Bash", "git diff --stat"],
+  ["Write", "test/store_test.ts"],
+];
 const REPLIES = [
   "Updated the parser so split reads are reassembled before validation.",
   "The store now evicts the least recently updated record at the cap.",
@@ -58,8 +85,14 @@ const REPLIES = [
   "Renamed the helper and updated its three call sites.",
 ];
 export const TASKS = [
-  "fix the failing parser test", "add a test for the LRU cap", "explain the attention ranking", "make the scanner split-safe",
-  "update the README quick start", "refactor the store API", "check the base64 padding rules", "speed up the tail buffer",
+  "fix the failing parser test",
+  "add a test for the LRU cap",
+  "explain the attention ranking",
+  "make the scanner split-safe",
+  "update the README quick start",
+  "refactor the store API",
+  "check the base64 padding rules",
+  "speed up the tail buffer",
 ];
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
@@ -145,11 +178,19 @@ class View {
   }
 
   spinnerLine(frame: number, verb: string, started: number): string {
-    return `\x1b[38;5;174m${FRAMES[frame % FRAMES.length]}\x1b[0m ${verb}… (${Math.floor((performance.now() - started) / 1000)}s · ↑ ${(frame * 37 % 900 + 100)} tokens · esc to interrupt)`;
+    return `\x1b[38;5;174m${FRAMES[frame % FRAMES.length]}\x1b[0m ${verb}… (${
+      Math.floor((performance.now() - started) / 1000)
+    }s · ↑ ${(frame * 37 % 900 + 100)} tokens · esc to interrupt)`;
   }
 
   workBox(frame: number, verb: string, started: number): string[] {
-    return [this.spinnerLine(frame, verb, started), this.rule, "\x1b[38;5;246m❯\x1b[0m ", this.rule, "  \x1b[2m⏵⏵ accept edits on (shift+tab to cycle)\x1b[0m"];
+    return [
+      this.spinnerLine(frame, verb, started),
+      this.rule,
+      "\x1b[38;5;246m❯\x1b[0m ",
+      this.rule,
+      "  \x1b[2m⏵⏵ accept edits on (shift+tab to cycle)\x1b[0m",
+    ];
   }
 
   /** The permission dialog; the question placed word by word with CSI n G, as in real captures. */
@@ -160,7 +201,11 @@ class View {
       col += w.length + 1;
     }
     return [
-      ` \x1b[1m${tool} command\x1b[0m`, "", `   ${arg}`, `   \x1b[2mRun ${arg} for this task\x1b[0m`, "",
+      ` \x1b[1m${tool} command\x1b[0m`,
+      "",
+      `   ${arg}`,
+      `   \x1b[2mRun ${arg} for this task\x1b[0m`,
+      "",
       words,
       ` \x1b[38;2;177;185;249m❯\x1b[0m 1. Yes`,
       `   2. Yes, and don't ask again for ${tool} commands in this project`,
@@ -263,7 +308,13 @@ class Agent {
   }
 
   /** A permission prompt: the truth first, then the report, then the dialog; waits for an answer. */
-  private async askPermission(tool: string, arg: string, text: string, verb: string, started: number): Promise<typeof INTERRUPT | null> {
+  private async askPermission(
+    tool: string,
+    arg: string,
+    text: string,
+    verb: string,
+    started: number,
+  ): Promise<typeof INTERRUPT | null> {
     this.tty.label("truth:blocked:permission");
     const blocked = `state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`;
     this.report(blocked);
@@ -281,7 +332,10 @@ class Agent {
     this.view.erase();
     this.tty.label("truth:working");
     this.report(`state=working:app=claude-code:msg=${b64(text)}`);
-    this.view.transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${k.startsWith("3") || k === "\x1b" ? "Rejected" : "Allowed"}`]);
+    this.view.transcript([
+      `\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`,
+      `  ⎿  ${k.startsWith("3") || k === "\x1b" ? "Rejected" : "Allowed"}`,
+    ]);
     await this.spin(between(this.r, 0.5, 2), verb, started);
     return null;
   }
@@ -323,11 +377,16 @@ class Agent {
   async run(): Promise<number> {
     await this.detect();
     this.tty.out("\x1b[2J\x1b[H");
-    this.view.transcript(["\x1b[38;5;174m✻\x1b[0m Welcome to \x1b[1mClaude Code\x1b[0m (simulated by pstlab)", "", `  /help for help · cwd: /work/demo${this.supported ? " · OSC 7501 on" : ""}`, ""]);
+    this.view.transcript([
+      "\x1b[38;5;174m✻\x1b[0m Welcome to \x1b[1mClaude Code\x1b[0m (simulated by pstlab)",
+      "",
+      `  /help for help · cwd: /work/demo${this.supported ? " · OSC 7501 on" : ""}`,
+      "",
+    ]);
     this.idle();
     this.title("✳ Claude Code");
     this.view.region(this.view.idleBox());
-    for (let task = 1; ; task++) {
+    for (let task = 1;; task++) {
       const text = await this.readTask();
       if (text === INTERRUPT) return 130;
       if (text.trim() === "/exit" || task > this.o.tasks) {

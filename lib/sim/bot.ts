@@ -16,7 +16,10 @@ export interface BotHost {
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
 
-export async function runBot(host: BotHost, o: { seed: number; tasks: number; scale: number; log?: (s: string) => void }): Promise<void> {
+export async function runBot(
+  host: BotHost,
+  o: { seed: number; tasks: number; scale: number; log?: (s: string) => void },
+): Promise<void> {
   const r = rng(o.seed ^ 0x5eed);
   let seen = 0;
   let typed = 0;
