@@ -4,14 +4,13 @@
 //    unknown fields rejected, as Herdr does.
 //  - "first-match": ordered rules, the first that matches wins, no match → idle
 //    (osFoundry's claude.toml: `[[rules]] state = "blocked" any = ['regex', …]`).
-// Both use Rust regex syntax (Herdr's engine and osFoundry's are Rust), translated to
-// JavaScript, and both are untrusted input: Herdr's limits are enforced and patterns
-// that could backtrack catastrophically are refused at load.
+// Both use Rust regex syntax (Herdr's engine and osFoundry's are Rust), and both are
+// untrusted input: Herdr's limits are enforced, and every pattern runs through the one
+// regex runner (lib/regex/pattern.ts), which never lets a pattern backtrack without bound.
 
 import { parse as parseToml } from "smol-toml";
 import { ManifestError } from "../errors.ts";
-import { compileRust, RegexTranslationError } from "./regex_rust.ts";
-import { checkRegex } from "./redos.ts";
+import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import { parseRegion, type Region, type RegionSource, RegionView } from "./regions.ts";
 import type { Kind } from "../osc7501/parse.ts";
 
@@ -31,7 +30,7 @@ const KINDS = new Set(["permission", "question", "auth"]);
 
 export interface Matcher {
   source: string;
-  re: RegExp;
+  re: Pattern;
 }
 
 export interface Gate {
@@ -115,15 +114,13 @@ class Builder {
     if (src.length > LIMITS.matcherChars) {
       this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
     }
-    let re: RegExp;
+    let re: Pattern;
     try {
-      re = compileRust(src);
+      re = compilePattern(src);
     } catch (e) {
-      if (e instanceof RegexTranslationError) this.fail(where, `regex ${JSON.stringify(src)}: ${e.message}`);
+      if (e instanceof RegexError) this.fail(where, `regex ${JSON.stringify(src)}: ${e.message}`);
       throw e;
     }
-    const bad = checkRegex(re);
-    if (bad) this.fail(where, `regex ${JSON.stringify(src)} refused: ${bad.detail}`);
     return { source: src, re };
   }
 
@@ -364,8 +361,8 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
     }
   }
   for (const m of g.regex) {
-    const r = m.re.exec(view.text(region));
-    trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r[0].trim()) : null });
+    const r = m.re.first(view.text(region));
+    trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r.text.trim()) : null });
     if (!r) {
       ok = false;
       if (!trace) return false;
@@ -435,8 +432,8 @@ function firstEvidence(g: Gate, view: RegionView, region: Region): string | unde
   }
   for (const m of g.regex) {
     if (m.source.startsWith("not ")) continue;
-    const r = m.re.exec(view.text(region));
-    if (r) return clip(r[0].trim());
+    const r = m.re.first(view.text(region));
+    if (r) return clip(r.text.trim());
   }
   for (const m of g.lineRegex) {
     if (m.source.startsWith("not ")) continue;

@@ -163,17 +163,21 @@ describe("validation and limits", () => {
     );
     rejects(herdr(`[[rules]]\nid = "a"\nstate = "idle"\n[[rules]]\nid = "a"\nstate = "idle"\n`), /duplicate rule id/);
   });
-  test("untranslatable regex names the rule", () => {
+  test("a regex no engine can run names the rule", () => {
     rejects(
-      herdr(`[[rules]]\nid = "bad_rx"\nstate = "idle"\nregex = ['a(?i)b']\n`),
-      /rule "bad_rx": regex "a\(\?i\)b": inline flags/,
+      herdr(`[[rules]]\nid = "bad_rx"\nstate = "idle"\nregex = ['(a)\\1']\n`),
+      /rule "bad_rx": regex "\(a\)\\\\1": backreferences/,
     );
   });
-  test("catastrophic patterns are refused", () => {
-    rejects(
-      herdr(`[[rules]]\nid = "evil"\nstate = "idle"\nregex = ['(a+)+$']\n`),
-      /rule "evil": regex .* refused: catastrophic backtracking/,
-    );
+  test("flags part-way through a pattern load (the linear-time engine reads them as Rust does)", () => {
+    const m = loadManifest(herdr(`[[rules]]\nid = "mid"\nstate = "blocked"\nregex = ['a(?i)b']\n`), "t", "t.toml");
+    assert.equal(evaluate(m, screen("xaBx")).state, "blocked");
+    assert.equal(evaluate(m, screen("xAbx")).state, "idle");
+  });
+  test("catastrophic patterns load and run in linear time (as in Herdr's engine)", () => {
+    const m = loadManifest(herdr(`[[rules]]\nid = "evil"\nstate = "blocked"\nregex = ['(a+)+$']\n`), "t", "t.toml");
+    assert.equal(evaluate(m, screen("a".repeat(5000) + "!")).state, "idle");
+    assert.equal(evaluate(m, screen("x" + "a".repeat(5000))).state, "blocked");
   });
   const rule = (i: number, body = 'contains = ["x"]') => `[[rules]]\nid = "r${i}"\nstate = "idle"\n${body}\n`;
   test(`${LIMITS.rules} rules load, ${LIMITS.rules + 1} do not`, () => {
@@ -217,7 +221,7 @@ describe("validation and limits", () => {
 const herdrDir = path.join(SHARED, "manifests", "herdr");
 describe("Herdr's manifests", { skip: !hasShared && "../shared is absent" }, () => {
   const files = hasShared ? fs.readdirSync(herdrDir).filter((f) => f.endsWith(".toml")) : [];
-  test("there are 20 of them", () => assert.equal(files.length, 20));
+  test("the folder has manifests (every one of them is loaded below)", () => assert.ok(files.length > 0));
   for (const f of files) {
     test(`${f} loads`, () => {
       const m = resolveManifest(path.join(herdrDir, f));

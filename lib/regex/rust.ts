@@ -1,9 +1,18 @@
-// Rust `regex` syntax → JavaScript (u flag). Herdr's manifests (and osFoundry's, whose
-// engine is Rust too) are written for the Rust crate, whose classes are Unicode-aware
-// (\w, \d, \s, \b) and whose escapes differ (\x{HHHH}, \A, \z, (?P<n>…), [[:alpha:]]).
+// Rust `regex` syntax → two targets: JavaScript (u flag), the fast backtracking path, and
+// RE2 (re2js), the linear-time path for patterns the guard cannot prove safe. Herdr's
+// manifests (and osFoundry's, whose engine is Rust too) are written for the Rust crate,
+// whose classes are Unicode-aware (\w, \d, \s, \b) and whose escapes differ
+// (\x{HHHH}, \A, \z, (?P<n>…), [[:alpha:]]). RE2 reads most of Rust's syntax as is, but
+// its \d \w \s \b are ASCII: they are spelled out as Unicode classes here, and a Unicode
+// word boundary, which RE2 cannot express, is refused for that target only.
 // Anything we cannot translate faithfully is refused with a reason, never guessed.
 
 export class RegexTranslationError extends Error {}
+
+/** The RE2 target cannot express a Unicode word boundary (\b \B \< \> \b{start} \b{end}). */
+export class UnicodeBoundaryError extends RegexTranslationError {}
+
+export type Target = "js" | "re2";
 
 // Rust's Unicode classes (regex-syntax: perl classes are Unicode by default).
 const W = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
@@ -11,6 +20,12 @@ const D = "\\p{Nd}";
 const S = "\\p{White_Space}";
 const CLASS_BODY: Record<string, string> = { w: W, d: D, s: S };
 const WORD = `[${W}]`;
+// The same classes for RE2, which has no Join_Control property.
+const RE2_CLASS_BODY: Record<string, string> = {
+  w: "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}",
+  d: D,
+  s: S,
+};
 
 const POSIX: Record<string, string> = {
   alnum: "0-9A-Za-z",
@@ -94,8 +109,8 @@ function propertyName(name: string): string {
   throw new RegexTranslationError(`unknown Unicode property \\p{${name}}`);
 }
 
-function hex(cp: number): string {
-  return `\\u{${cp.toString(16)}}`;
+function hex(cp: number, target: Target = "js"): string {
+  return target === "js" ? `\\u{${cp.toString(16)}}` : `\\x{${cp.toString(16)}}`;
 }
 
 // Characters JS's u mode lets us escape with a backslash outside a class.
@@ -107,12 +122,12 @@ export interface Translated {
 }
 
 /** Leading inline flags, possibly several groups: (?i)(?m) or (?is). Returns the flags and the rest. */
-function leadingFlags(pattern: string): { flags: Set<string>; rest: string } {
+function leadingFlags(pattern: string, target: Target): { flags: Set<string>; rest: string } {
   let p = pattern;
   const flags = new Set<string>();
   for (let m; (m = /^\(\?([imsUx]+)\)/.exec(p));) {
     for (const f of m[1]) {
-      if (f === "U") throw new RegexTranslationError("swap-greed flag (?U) is not supported");
+      if (f === "U" && target === "js") throw new RegexTranslationError("swap-greed flag (?U) is not supported");
       if (f === "x") throw new RegexTranslationError("verbose flag (?x) is not supported");
       flags.add(f);
     }
@@ -124,13 +139,31 @@ function leadingFlags(pattern: string): { flags: Set<string>; rest: string } {
 const WORD_START = `(?<!${WORD})(?=${WORD})`;
 const WORD_END = `(?<=${WORD})(?!${WORD})`;
 
-/** One pass over a pattern (without its leading flags), emitting JS source. */
+/** One pass over a pattern (without its leading flags), emitting JS or RE2 source. */
 class Translator {
   private i = 0;
   private inClass = 0; // nesting depth of [...]
   private out = "";
 
-  constructor(private readonly p: string, private readonly flags: Set<string>) {}
+  constructor(
+    private readonly p: string,
+    private readonly flags: Set<string>,
+    private readonly target: Target,
+    private readonly asciiBoundary = false,
+  ) {}
+
+  private hex(cp: number): string {
+    return hex(cp, this.target);
+  }
+
+  /** RE2 cannot say "word boundary" in Unicode terms: the linear path refuses it. */
+  private boundary(js: string, ascii?: string): string {
+    if (this.target === "re2" && this.asciiBoundary && ascii) return ascii;
+    if (this.target === "re2") {
+      throw new UnicodeBoundaryError("a Unicode word boundary (\\b, \\B, \\<, \\>) has no linear-time form");
+    }
+    return js;
+  }
 
   private next(): string {
     return this.p[this.i++];
@@ -174,42 +207,42 @@ class Translator {
           const digits = this.braced("\\x");
           const cp = parseInt(digits, 16);
           if (!Number.isFinite(cp) || cp > 0x10ffff) throw new RegexTranslationError(`bad code point \\x{${digits}}`);
-          this.out += hex(cp);
-        } else this.out += `\\x${this.hexDigits(2, "x")}`;
+          this.out += this.hex(cp);
+        } else this.out += this.hex(parseInt(this.hexDigits(2, "x"), 16));
         return;
       case "u":
       case "U":
-        this.out += hex(
+        this.out += this.hex(
           parseInt(this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.hexDigits(e === "u" ? 4 : 8, e), 16),
         );
         return;
       case "w":
       case "d":
       case "s":
-        this.out += inClass ? CLASS_BODY[e] : `[${CLASS_BODY[e]}]`;
+        this.out += inClass ? this.classBody(e) : `[${this.classBody(e)}]`;
         return;
       case "W":
       case "D":
       case "S":
         if (inClass) throw new RegexTranslationError(`negated class \\${e} inside [...] is not supported`);
-        this.out += `[^${CLASS_BODY[e.toLowerCase()]}]`;
+        this.out += `[^${this.classBody(e.toLowerCase())}]`;
         return;
       case "b":
-        this.out += inClass ? "\\x08" : this.wordBoundary();
+        this.out += inClass ? this.hex(8) : this.wordBoundary();
         return;
       case "B":
         if (inClass) throw new RegexTranslationError("\\B inside [...]");
-        this.out += `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`;
+        this.out += this.boundary(`(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`, "\\B");
         return;
       case "<": // regex 1.10: start and end of a word (outside a class; inside, a literal)
       case ">":
-        this.out += inClass ? hex(e.codePointAt(0)!) : e === "<" ? WORD_START : WORD_END;
+        this.out += inClass ? this.hex(e.codePointAt(0)!) : this.boundary(e === "<" ? WORD_START : WORD_END);
         return;
       case "A":
-        this.out += "(?<![\\s\\S])";
+        this.out += this.target === "js" ? "(?<![\\s\\S])" : "\\A";
         return;
       case "z":
-        this.out += "(?![\\s\\S])";
+        this.out += this.target === "js" ? "(?![\\s\\S])" : "\\z";
         return;
       case "p":
       case "P":
@@ -223,33 +256,40 @@ class Translator {
         this.out += `\\${e}`;
         return;
       case "a":
-        this.out += "\\x07";
+        this.out += this.hex(7);
         return;
       case "e":
-        this.out += "\\x1b";
+        this.out += this.hex(0x1b);
         return;
     }
     if (/[0-9]/.test(e)) {
       throw new RegexTranslationError("backreferences and octal escapes are not supported (Rust has none)");
     }
     if (/[A-Za-z]/.test(e)) throw new RegexTranslationError(`unknown escape \\${e}`);
-    // Rust lets any punctuation be escaped; JS u mode only the syntax characters.
-    this.out += JS_SYNTAX.has(e) || (inClass && e === "-") ? `\\${e}` : hex(e.codePointAt(0)!);
+    // Rust lets any punctuation be escaped; JS u mode only the syntax characters, RE2 any
+    // ASCII punctuation.
+    const escapable = this.target === "js" ? JS_SYNTAX.has(e) || (inClass && e === "-") : e.charCodeAt(0) < 0x80;
+    this.out += escapable ? `\\${e}` : this.hex(e.codePointAt(0)!);
+  }
+
+  private classBody(e: string): string {
+    return (this.target === "js" ? CLASS_BODY : RE2_CLASS_BODY)[e];
   }
 
   /** \b, and regex 1.10's \b{start}, \b{end} (half boundaries are refused). */
   private wordBoundary(): string {
-    if (this.p[this.i] !== "{") return `(?:${WORD_END}|${WORD_START})`;
+    if (this.p[this.i] !== "{") return this.boundary(`(?:${WORD_END}|${WORD_START})`, "\\b");
     const which = this.braced("\\b");
-    if (which === "start") return WORD_START;
-    if (which === "end") return WORD_END;
+    if (which === "start") return this.boundary(WORD_START);
+    if (which === "end") return this.boundary(WORD_END);
     throw new RegexTranslationError(`word boundary \\b{${which}} is not supported`);
   }
 
   private property(e: string): string {
     const name = this.p[this.i] === "{" ? this.braced(`\\${e}`) : this.next();
     const neg = name.startsWith("^");
-    const prop = propertyName(neg ? name.slice(1) : name);
+    // RE2 spells scripts without "Script=" and checks the name when it compiles.
+    const prop = this.target === "js" ? propertyName(neg ? name.slice(1) : name) : neg ? name.slice(1) : name;
     return `\\${(e === "P") !== neg ? "P" : "p"}{${prop}}`;
   }
 
@@ -275,7 +315,7 @@ class Translator {
       throw new RegexTranslationError("character class set operations (&&, --, ~~) are not supported");
     }
     if (c === "]") this.inClass--;
-    this.out += c === "/" ? "\\/" : c;
+    this.out += c === "/" && this.target === "js" ? "\\/" : c;
   }
 
   private plainChar(c: string): void {
@@ -293,15 +333,17 @@ class Translator {
       case "(":
         this.out += this.groupOpen();
         return;
+      // RE2 reads . ^ $ as Rust does (the leading flags stay inline in its source).
       case ".":
-        this.out += this.flags.has("s") ? "[\\s\\S]" : "[^\\n]"; // Rust's . excludes only \n; JS's also \r, U+2028/9
+        // Rust's . excludes only \n; JS's also \r, U+2028/9
+        this.out += this.target === "re2" ? "." : this.flags.has("s") ? "[\\s\\S]" : "[^\\n]";
         return;
       case "^":
         // Rust's (?m)^ matches after \n only; JS's m flag also after \r, U+2028 and U+2029.
-        this.out += this.flags.has("m") ? "(?<![^\\n])" : "^";
+        this.out += this.flags.has("m") && this.target === "js" ? "(?<![^\\n])" : "^";
         return;
       case "$":
-        this.out += this.flags.has("m") ? "(?![^\\n])" : "$";
+        this.out += this.flags.has("m") && this.target === "js" ? "(?![^\\n])" : "$";
         return;
       default:
         this.out += c;
@@ -319,6 +361,12 @@ class Translator {
     if (p.startsWith("?=", i) || p.startsWith("?!", i) || p.startsWith("?<=", i) || p.startsWith("?<!", i)) {
       throw new RegexTranslationError("look-around is not Rust regex syntax");
     }
+    // Flags part-way through, (?i) or (?i:…): RE2 reads them as Rust does.
+    const flagGroup = /^\?[imsU-]+[:)]/.exec(p.slice(i));
+    if (this.target === "re2" && flagGroup) {
+      this.i += flagGroup[0].length;
+      return `(${flagGroup[0]}`;
+    }
     throw new RegexTranslationError(
       `inline flags are only supported at the start of a pattern (at "(${p.slice(i, i + 6)}")`,
     );
@@ -327,8 +375,8 @@ class Translator {
 
 /** Translates one Rust pattern. Leading inline flags become JS flags (m is translated into the pattern instead). */
 export function translateRust(pattern: string): Translated {
-  const { flags, rest } = leadingFlags(pattern);
-  const out = new Translator(rest, flags).run();
+  const { flags, rest } = leadingFlags(pattern, "js");
+  const out = new Translator(rest, flags, "js").run();
   const jsFlags = flags.has("i") ? "iu" : "u";
   try {
     new RegExp(out, jsFlags);
@@ -341,4 +389,16 @@ export function translateRust(pattern: string): Translated {
 export function compileRust(pattern: string, extraFlags = ""): RegExp {
   const t = translateRust(pattern);
   return new RegExp(t.source, [...new Set(t.flags + extraFlags)].join(""));
+}
+
+/**
+ * The same pattern for RE2 (re2js): leading flags stay inline, the Unicode classes are
+ * spelled out. The caller compiles it (re2js checks property names and repeat counts).
+ * `asciiBoundary`: \b and \B become RE2's ASCII ones — the same as Rust's on a text with
+ * no word character outside ASCII, which the caller checks before using it.
+ */
+export function translateRe2(pattern: string, opts: { asciiBoundary?: boolean } = {}): string {
+  const { flags, rest } = leadingFlags(pattern, "re2");
+  const body = new Translator(rest, flags, "re2", opts.asciiBoundary).run();
+  return flags.size ? `(?${[...flags].join("")})${body}` : body;
 }

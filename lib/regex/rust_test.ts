@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { compileRust, RegexTranslationError, translateRust } from "./regex_rust.ts";
+import { compileRust, RegexTranslationError, translateRust } from "./rust.ts";
 
 const m = (p: string, s: string) => compileRust(p).test(s);
 
