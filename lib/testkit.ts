@@ -34,6 +34,29 @@ export function which(cmd: string): string | null {
   return null;
 }
 
+/** Whether this system shows its processes' command lines under /proc (Linux does; macOS does not). */
+export const hasProc = fs.existsSync("/proc/self/cmdline");
+
+/**
+ * Whether a process whose command line starts with `prefix` is running, read from /proc
+ * (arguments joined by one space). Without /proc it throws rather than answer "no": a
+ * test that asks must skip with a reason, never pass by not looking.
+ */
+export function processRunning(prefix: string): boolean {
+  if (!hasProc) throw new Error("processRunning needs /proc");
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1");
+    } catch {
+      continue; // the process ended while we listed them
+    }
+    if (cmdline.split("\0").join(" ").startsWith(prefix)) return true;
+  }
+  return false;
+}
+
 /** An asciicast v3 file's text: the header (default 80x24) and one line per event. */
 export function castText(events: unknown[][], header: Record<string, unknown> = {}): string {
   const h = { version: 3, term: { cols: 80, rows: 24 }, ...header };

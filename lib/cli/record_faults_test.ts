@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, MAIN, runtimeArgv, tmpDir, tmuxSession, which } from "../testkit.ts";
+import { cli, hasProc, MAIN, processRunning, runtimeArgv, tmpDir, tmuxSession, which } from "../testkit.ts";
 import { collect, concatOutput } from "../recording/model.ts";
 import { openRecording } from "../recording/open.ts";
 
@@ -15,7 +15,8 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 const pstlab = () => runtimeArgv().concat(MAIN).map(quote).join(" ");
 /** A process whose command line starts with `marker` (not the recorder, whose argv only contains it). */
-const alive = (marker: string) => spawnSync("pgrep", ["-f", `^${marker.replace(/\./g, "\\.")}`]).status === 0;
+const alive = processRunning;
+const noProc = !hasProc && "no /proc: the tests cannot see which processes survive";
 
 async function readBack(p: string) {
   const rec = await openRecording(p);
@@ -24,7 +25,20 @@ async function readBack(p: string) {
 }
 
 describe("recorder under faults", () => {
-  test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", async () => {
+  test("the survivor check sees a running process and stops seeing it once it ends", { skip: noProc }, async () => {
+    const marker = `sleep 96.${process.pid}`;
+    const child = spawn("sh", ["-c", `exec ${marker}`], { stdio: "ignore" });
+    const deadline = Date.now() + 10000;
+    while (!alive(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(alive(marker), "a running sleep is not seen");
+    assert.ok(!alive(`${marker}0`), "a prefix that no process has is seen");
+    process.kill(child.pid!, "SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    assert.ok(!alive(marker), "an ended process is still seen");
+  });
+  test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", {
+    skip: noProc,
+  }, async () => {
     const p = path.join(dir, "full.cast");
     const marker = `sleep 97.${process.pid}`;
     const started = Date.now();
@@ -32,41 +46,47 @@ describe("recorder under faults", () => {
     const argv = runtimeArgv();
     if ((globalThis as { Deno?: unknown }).Deno) argv.splice(2, 0, "--no-code-cache");
     const self = argv.concat(MAIN).map(quote).join(" ");
-    const r = spawnSync("bash", [
-      "-c",
-      `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${
-        quote(`i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`)
-      }`,
-    ], { encoding: "utf8", timeout: 60000 });
+    const script = `i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`;
+    const r = spawnSync("bash", ["-c", `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${quote(script)}`], {
+      encoding: "utf8",
+      timeout: 60000,
+    });
     assert.equal(r.status, 1, r.stderr);
     assert.ok(Date.now() - started < 30000);
     const lines = r.stderr.trim().split("\n");
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0], /full\.cast: cannot write: file too large .*the program was stopped/);
-    assert.ok(!alive(marker), "the recorded program survived");
+    // The limit is reached inside the loop, so the loop's shell is what must be gone.
+    assert.ok(!alive(`sh -c ${script}`) && !alive(marker), "the recorded program survived");
     // Readable up to its last complete event (how much output fits before the limit depends on the reads).
     const back = await readBack(p);
     assert.ok(fs.statSync(p).size <= 64 * 1024); // bash counts ulimit -f in KiB
     assert.ok(back.events.every((e) => e.kind === "output"), "no exit event: the recording was cut");
   });
-  test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
+  test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", {
+    skip: noProc,
+  }, () => {
     const marker = `sleep 98.${process.pid}`;
+    const group = path.join(dir, "group.cast");
     const r = cli([
       "record",
       "-q",
       "-o",
-      path.join(dir, "group.cast"),
+      group,
       "--timeout",
       "1",
       "--",
       "sh",
       "-c",
-      `trap "" TERM HUP; ${marker} & wait`,
+      `trap "" TERM HUP; ${marker} & echo started; wait`,
     ]);
     assert.equal(r.code, 0, r.stderr);
+    assert.match(fs.readFileSync(group, "utf8"), /started/, "the grandchild was started");
     assert.ok(!alive(marker), "the grandchild survived");
   });
-  test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", async () => {
+  test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", {
+    skip: noProc,
+  }, async () => {
     const p = path.join(dir, "term.cast");
     const marker = `sleep 99.${process.pid}`;
     const [cmd, ...pre] = runtimeArgv();
@@ -86,6 +106,7 @@ describe("recorder under faults", () => {
     // The program's first output is in the file once the recorder runs its session (signal handlers included).
     const started = () => fs.existsSync(p) && fs.readFileSync(p, "utf8").includes("started") && alive(marker);
     while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(started(), "the recorded program never started");
     // process.kill, not child.kill: Deno's child_process reports a child it signalled itself as killed by that signal.
     process.kill(child.pid!, "SIGTERM");
     const code = await new Promise((r) => child.on("exit", (c) => r(c)));
@@ -172,8 +193,6 @@ describe("writers never leave half a file", () => {
   );
 });
 
-test("tools these tests need", { skip: !which("pgrep") && "pgrep is not installed" }, () => {});
-
 describe("interactive recorder, signalled from outside", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("SIGINT in raw mode: the exit event and the summary are written, exit 130", async () => {
     const sock = path.join(dir, "int.sock");
@@ -195,7 +214,7 @@ describe("interactive recorder, signalled from outside", { skip: !which("tmux") 
       tm("send-keys", "-t", "i", "-l", "echo alive");
       tm("send-keys", "-t", "i", "Enter");
       assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
-      spawnSync("pkill", ["-INT", "-f", `record -o ${p}`]);
+      assert.equal(spawnSync("pkill", ["-INT", "-f", `record -o ${p}`]).status, 0, "pkill found no recorder");
       assert.ok(await wait(() => /RC=\d+/.test(pane())), pane());
       assert.match(pane(), /pstlab: recorded .*int\.cast/);
       assert.match(pane(), /RC=130/);

@@ -271,7 +271,7 @@ describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is n
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       type("echo alive");
       assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
-      spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]);
+      assert.equal(spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]).status, 0, "pkill found no recorder");
       assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());
     } finally {
       tm("kill-server");
