@@ -5,21 +5,12 @@
 
 import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest, ruleMemo } from "./manifest.ts";
 import { RegionView } from "./regions.ts";
-import { sameChange } from "./timeline.ts";
+import { sameChange, type Verdict } from "./timeline.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
 import type { StoredRecord } from "../osc7501/store.ts";
 import { resolveManifest } from "./bundled.ts";
 import { DetectorError } from "../errors.ts";
-
-export interface Verdict {
-  state: DetState;
-  needsYou: boolean;
-  /** The rule that decided (manifest rule id, `record:<id>`, `quiet`, …) or null. */
-  rule: string | null;
-  evidence: string | null;
-  kind?: Kind | null;
-}
 
 export interface Detector {
   name: string;
