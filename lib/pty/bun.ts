@@ -2,7 +2,7 @@
 // status, and no lost bytes at exit — the terminal's `exit` callback is the master's
 // EOF, which comes after the last byte.
 
-import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SpawnError } from "./index.ts";
+import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SpawnError } from "./common.ts";
 
 interface BunTerminal {
   write(d: string | Uint8Array): void;

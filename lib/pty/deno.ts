@@ -4,7 +4,7 @@
 // becomes the controlling tty. No fork: forking a multi-threaded V8 process that then
 // returns into JS is unsafe. Reads run on Deno's FFI thread pool until EIO (EOF).
 
-import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SIGNALS, SpawnError } from "./index.ts";
+import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SIGNALS, SpawnError } from "./common.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
