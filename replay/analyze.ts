@@ -5,9 +5,9 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { createDetector } from "../lib/detect/detectors.ts";
+import { createDetector, usesAuto, withManifest } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { chooseManifest, type ManifestChoice, usesAuto, withManifest } from "../lib/detect/choose.ts";
+import { chooseManifest, type ManifestChoice } from "../lib/detect/choose.ts";
 import type { Header } from "../lib/recording/model.ts";
 import { sniffScreen } from "./sniff.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";

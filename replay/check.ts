@@ -4,7 +4,7 @@
 // findings of every check that applies.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { createDetector } from "../lib/detect/detectors.ts";
+import { createDetector } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { AUTO } from "../lib/detect/choose.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";

@@ -1,12 +1,12 @@
 // `pstlab detect`: what a detector says at a time.
 
 import { defineCommand, out } from "./common.ts";
-import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
+import { AT, DETECTOR_NOTES, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
 import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
-import { AUTO, withManifest } from "../detect/choose.ts";
+import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { createDetector } from "../detect/detectors.ts";
+import { createDetector, withManifest } from "../detect/kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { verdictAt } from "../detect/timeline.ts";
 import { disarm, round6 } from "../text.ts";
@@ -18,16 +18,15 @@ export const spec = {
   options: {
     manifest: MANIFEST,
     at: AT,
-    detector: text(
-      "NAME",
-      "another detector: protocol, question, quiet>=2s, combined:claude,\nherdr:claude, hash@500ms, … (replayed from the start at its own rate)",
-    ),
+    detector: text("NAME", "another detector (see below), replayed from the start at its own rate"),
     json: flag('{"t", "state", "needsYou", "rule", "evidence", "manifest", …}'),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
   notes: [
     "Works on recordings, raw streams and screen snapshots (.ansi.txt, .snap); --size sets the size of raw input.",
+    "",
+    ...DETECTOR_NOTES,
   ],
   examples: [
     "pstlab detect session.cast --at 61.2",

@@ -8,6 +8,7 @@
 import { UsageError } from "../errors.ts";
 import { parseDuration, parseNumber, parseSize } from "../units.ts";
 import { PROTOCOL_MODES, type ProtocolMode } from "../sim/agent.ts";
+import { detectorHelp } from "../detect/kinds.ts";
 
 export interface Opt<T> {
   short?: string;
@@ -113,6 +114,11 @@ export const MANIFEST = text(
   "rules: claude, codex, generic, a .toml file (Herdr's format or first-match),\nor auto (default: chosen from the recording's command and title)",
 );
 export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
+/** The detector kinds, for the notes of every command that takes detector names. */
+export const DETECTOR_NOTES = [
+  "Detectors (<m>: a bundled manifest, auto or a .toml path; <iv>: 50ms, 0.7s, write …):",
+  ...detectorHelp(),
+];
 export const SIZE: Opt<{ cols: number; rows: number }> = {
   arg: "COLSxROWS",
   help: "size for inputs without one (raw, ttyrec); default 120x32",

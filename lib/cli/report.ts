@@ -5,6 +5,7 @@ import * as os from "node:os";
 import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
 import {
   choice,
+  DETECTOR_NOTES,
   DETECTORS,
   duration,
   flag,
@@ -20,9 +21,15 @@ import {
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
-import { defaultDetectorNames } from "../detect/detectors.ts";
+import {
+  canonicalIfValid,
+  defaultDetectorNames,
+  instantDetectorNames,
+  instantKinds,
+  sameDetector,
+} from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { AUTO, usesAuto } from "../detect/choose.ts";
+import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText } from "../../replay/embed.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
@@ -99,8 +106,8 @@ export const spec = {
   },
   positionals: { min: 0 },
   notes: [
-    "Detectors: protocol, screen:<m>@<interval>, tail8k:<m>, question, quiet>=<N>s, title:<m>,",
-    "hash@500ms, combined:<m>, herdr:<m>; <m> is claude, codex, generic, auto or a .toml path.",
+    ...DETECTOR_NOTES,
+    "",
     "Latency: from the truth turning blocked to the detector's first needs-you. Linger: how",
     "long it keeps saying needs-you after the truth leaves blocked (mean per episode).",
     'Exit 1 when a --max-* gate fails (criterion\'s "regressed"), 2 for bad input.',
@@ -122,7 +129,8 @@ type V = Values<typeof spec.options>;
 function gateFrom(v: V): Gate | null {
   if (v["max-latency"] === undefined && v["max-missed"] === undefined && v["max-false"] === undefined) return null;
   return {
-    detectors: v.gate ?? ["protocol"],
+    // As the detectors name themselves (`screen:claude` is `screen:claude@50ms`).
+    detectors: (v.gate ?? ["protocol"]).map(canonicalIfValid),
     maxLatency: v["max-latency"],
     maxMissed: v["max-missed"],
     maxFalse: v["max-false"],
@@ -291,16 +299,9 @@ async function snapshotReport(
     })
     : labels;
   const manifest = v.manifest ?? AUTO;
-  const { kept, dropped } = instantDetectors(
-    v.detectors ??
-      [`screen:${manifest}`, `tail8k:${manifest}`, "question", `title:${manifest}`, `combined:${manifest}`],
-  );
+  const { kept, dropped } = instantDetectors(v.detectors ?? instantDetectorNames(manifest));
   if (kept.length === 0) {
-    throw new UsageError(
-      `report: none of ${
-        dropped.join(", ")
-      } can judge a single instant (use screen, tail8k, question, title or combined)`,
-    );
+    throw new UsageError(`report: none of ${dropped.join(", ")} can judge a single instant (use ${instantKinds()})`);
   }
   const judged: Judged[] = [];
   for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
@@ -362,12 +363,7 @@ export const command = defineCommand(spec, async (p) => {
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const gate = gateFrom(v);
   // A gate must name a detector of the run (or one `auto` becomes): a typo must not pass CI silently.
-  const gateable = (g: string) =>
-    detectors.includes(g) ||
-    detectors.some((d) =>
-      usesAuto(d) && d.split(":")[0] === g.split(":")[0] && (d.split("@")[1] ?? "") === (g.split("@")[1] ?? "")
-    );
-  const badGate = gate?.detectors.find((g) => !gateable(g));
+  const badGate = gate?.detectors.find((g) => !detectors.some((d) => sameDetector(g, d)));
   if (badGate) {
     throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
   }

@@ -63,12 +63,3 @@ const SCREEN_MARKERS: [RegExp, string, string][] = [
   [/Augment|auggie/i, "auggie", "Augment's banner"],
   [/\bAmp\b.*(?:thinking|streaming)|ampcode/i, "amp", "Amp's footer"],
 ];
-
-/** A detector name with `auto` as its manifest (`screen:auto@50ms`) made concrete. */
-export function withManifest(detector: string, manifest: string): string {
-  return detector.replace(/^([a-z0-9]+):auto(?=@|$)/, `$1:${manifest}`);
-}
-
-export function usesAuto(detector: string): boolean {
-  return /^[a-z0-9]+:auto(?=@|$)/.test(detector);
-}

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createDetector, defaultDetectorNames } from "./detectors.ts";
+import { createDetector, defaultDetectorNames } from "./kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { type Timeline, type Verdict, verdictAt } from "./timeline.ts";
 import { type Event, fromArray } from "../recording/model.ts";

@@ -6,6 +6,7 @@ import { summarize, type Summary } from "../score/metrics.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { VERSION } from "../version.ts";
 import { round6 } from "../text.ts";
+import { poolName } from "../detect/kinds.ts";
 
 export interface Gate {
   detectors: string[];
@@ -39,7 +40,7 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
     files[0]?.scores.map((s, i) =>
       files.every((f) => f.scores[i]?.detector === s.detector)
         ? s.detector
-        : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")
+        : poolName(s.detector)
     ) ?? [];
   const summaries = names.map((n, i) => ({
     ...summarize(n, files.map((f) => f.scores[i])),
