@@ -10,8 +10,7 @@ import {
   withManifest,
 } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { AUTO } from "../lib/detect/choose.ts";
-import { autoManifest } from "./analyze.ts";
+import { manifestFor } from "../lib/detect/choose.ts";
 import { verdictAt } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
 import type { Judged, SnapshotLabel } from "../lib/score/snapshots.ts";
@@ -33,7 +32,7 @@ export async function judgeSnapshot(
   open: OpenOptions,
 ): Promise<Judged> {
   const rec = await openRecording(label.path, open);
-  const chosen = manifest === AUTO ? (await autoManifest(label.path, rec.header, open)).name : manifest;
+  const chosen = (await manifestFor(label.path, rec.header, manifest, open)).name;
   const ds = detectors.map((n) =>
     createDetector(formatDetectorName({ ...parseDetectorName(withManifest(n, chosen)), every: 0 }), resolveManifest)
   );

@@ -3,10 +3,9 @@
 import { defineCommand, out } from "./common.ts";
 import { AT, DETECTOR_NOTES, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
 import { openInput, openOptions, printWarnings } from "./input.ts";
-import { pickManifest } from "./detect_common.ts";
 import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { createDetector, withManifest } from "../detect/kinds.ts";
+import { createDetector, manifestForDetector, withManifest } from "../detect/kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { verdictAt } from "../detect/timeline.ts";
 import { disarm, round6 } from "../text.ts";
@@ -37,11 +36,9 @@ export const spec = {
 
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
-  const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
-  const detector = createDetector(
-    withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name),
-    resolveManifest,
-  );
+  const asked = p.values.detector ?? `screen:${AUTO}@write`;
+  const chosen = await manifestForDetector(asked, rec, p.values.manifest, openOptions(p.values));
+  const detector = createDetector(withManifest(asked, chosen.name), resolveManifest);
   const at = p.values.at;
   const { timelines, end } = await runDetectors(rec.header, rec.events, [detector], { until: at });
   const v = verdictAt(timelines[0], end)!;

@@ -12,7 +12,9 @@
 import { DetectorError } from "../errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { resolveManifest } from "./bundled.ts";
-import { AUTO } from "./choose.ts";
+import { AUTO, type ManifestChoice, manifestFor } from "./choose.ts";
+import type { Header } from "../recording/model.ts";
+import type { OpenOptions } from "../recording/open.ts";
 import {
   CombinedDetector,
   type Detector,
@@ -276,6 +278,21 @@ export function withManifest(name: string, manifest: string): string {
 /** The manifest a name names (`auto` included), or null for a kind that takes none. */
 export function manifestOf(name: string): string | null {
   return parseDetectorName(name).manifest;
+}
+
+/**
+ * The manifest one detector reads on a capture: the one its name gives (`tail8k:claude`
+ * reads claude whatever --manifest says), else the capture's (manifestFor).
+ */
+export function manifestForDetector(
+  name: string,
+  capture: { path: string; header: Header },
+  flag: string | undefined,
+  open: OpenOptions,
+): Promise<ManifestChoice> {
+  const named = manifestOf(name);
+  if (named !== null && named !== AUTO) return Promise.resolve({ name: named, why: "named by --detector" });
+  return manifestFor(capture.path, capture.header, flag, open);
 }
 
 /** The name a detector's rows pool under when files chose different manifests (`screen:auto@50ms`). */

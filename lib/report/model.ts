@@ -38,9 +38,7 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
   // Files whose `auto` manifest differs pool under the name they were asked by (screen:auto@50ms).
   const names =
     files[0]?.scores.map((s, i) =>
-      files.every((f) => f.scores[i]?.detector === s.detector)
-        ? s.detector
-        : poolName(s.detector)
+      files.every((f) => f.scores[i]?.detector === s.detector) ? s.detector : poolName(s.detector)
     ) ?? [];
   const summaries = names.map((n, i) => ({
     ...summarize(n, files.map((f) => f.scores[i])),
