@@ -7,8 +7,9 @@
 
 import { UsageError } from "../errors.ts";
 import { parseDuration, parseNumber, parseSize } from "../units.ts";
-import { PROTOCOL_MODES, type ProtocolMode } from "../sim/agent.ts";
+import { PLAIN_MODES, PROTOCOL_MODES, type ProtocolMode } from "../sim/modes.ts";
 import { detectorHelp } from "../detect/kinds.ts";
+import { BUNDLED } from "../detect/bundled.ts";
 
 export interface Opt<T> {
   short?: string;
@@ -111,7 +112,9 @@ export const JOBS = number("N", "analyse files in parallel on N worker threads (
 export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
 export const MANIFEST = text(
   "NAME|PATH",
-  "rules: claude, codex, generic, a .toml file (Herdr's format or first-match),\nor auto (default: chosen from the recording's command and title)",
+  `rules: ${
+    Object.keys(BUNDLED).join(", ")
+  },\na .toml file (Herdr's format or first-match), or auto (the default: chosen\nfrom the recording's command, title or screen)`,
 );
 export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
 /** The detector kinds, for the notes of every command that takes detector names. */
@@ -127,14 +130,15 @@ export const SIZE: Opt<{ cols: number; rows: number }> = {
 /** `--protocol MODE` of the simulated agent (sim, demo). */
 export const PROTOCOL: Opt<ProtocolMode> = {
   arg: "MODE",
-  help:
-    "how the agent reports: correct (default), none, late=DURATION, no-blocked,\nstale, malformed, children, flap (see pstlab sim --help)",
+  help: `how the agent reports: ${
+    PROTOCOL_MODES.map((m) => m.name).join(", ")
+  }\n(correct by default; see pstlab sim --help)`,
   parse: (s, f) => {
     const late = /^late=(.+)$/.exec(s);
     if (late) return { mode: "late", delay: parseDuration(late[1], f) };
-    const plain = ["correct", "none", "no-blocked", "stale", "malformed", "children", "flap"] as const;
-    if ((plain as readonly string[]).includes(s)) return { mode: s as (typeof plain)[number] };
-    throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.join(", ")})`);
+    const plain = PLAIN_MODES.find((m) => m === s);
+    if (plain) return { mode: plain };
+    throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.map((m) => m.name).join(", ")})`);
   },
 };
 

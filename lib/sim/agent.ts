@@ -15,6 +15,7 @@
 import * as fs from "node:fs";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
+import type { ProtocolMode } from "./modes.ts";
 
 export interface AgentOptions {
   seed: number;
@@ -27,32 +28,6 @@ export interface AgentOptions {
   /** How the agent reports (a correct emitter, or one of the regressions `check` must catch). */
   protocol?: ProtocolMode;
 }
-
-/**
- * The emitter's behaviour, to regression-test `check` against:
- *  correct     reports as Claude Code does
- *  none        never reports
- *  late        every report delayed by `delay` seconds
- *  no-blocked  never reports blocked (the prompt still shows)
- *  stale       leaves working at exit (no final idle)
- *  malformed   every fourth report broken: bad base64, an oversize msg, or a control character in msg
- *  children    a root record plus one child record task/N per task, done at its end
- *  flap        at a prompt: blocked → working → blocked within 100 ms
- */
-export type ProtocolMode =
-  | { mode: "correct" | "none" | "no-blocked" | "stale" | "malformed" | "children" | "flap" }
-  | { mode: "late"; delay: number };
-
-export const PROTOCOL_MODES = [
-  "correct",
-  "none",
-  "late=DURATION",
-  "no-blocked",
-  "stale",
-  "malformed",
-  "children",
-  "flap",
-];
 
 const te = new TextEncoder();
 const VERBS = [
