@@ -17,7 +17,7 @@ import { selfArgv } from "../runtime.ts";
 export const spec = {
   name: "demo",
   summary: "score the detectors on the bundled capture, then on a live simulated session",
-  usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE] [--protocol MODE]",
+  synopsis: "",
   options: {
     "no-live": flag("only the bundled capture"),
     "no-report": flag(

@@ -13,7 +13,7 @@ import { disarm, round6 } from "../text.ts";
 export const spec = {
   name: "detect",
   summary: "the verdict of a detector (default: the manifest's screen rules) at a time",
-  usage: "pstlab detect FILE [--manifest NAME|PATH] [--at SECONDS] [--detector NAME] [--json]",
+  synopsis: "FILE",
   options: {
     manifest: MANIFEST,
     at: AT,

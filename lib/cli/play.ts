@@ -40,8 +40,7 @@ const PANEL = [
 export const spec = {
   name: "play",
   summary: "replay a capture in the terminal (optionally side by side with live detector verdicts)",
-  usage:
-    "pstlab play FILE [--speed N] [--idle-time-limit S] [--from S] [--to S] [--pause-on-markers] [--loop] [--side-by-side]",
+  synopsis: "FILE",
   options: {
     speed: number("N", "playback speed (default 1)", { min: 1 / 64, max: 1024 }),
     "idle-time-limit": duration("S", "shorten pauses longer than S (default: the header's, else none)"),
@@ -50,12 +49,20 @@ export const spec = {
     "pause-on-markers": flag("pause at every marker (truth labels included)"),
     loop: flag("start again at the end"),
     "side-by-side": flag("the emulated screen next to a live panel: truth, OSC 7501 records, verdicts"),
-    detectors: { ...DETECTORS, help: `detectors for the panel (default:\n${PANEL.join(", ")})` },
-    manifest: MANIFEST,
-    label: text(
-      "OUT.tsv",
-      "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
-    ),
+    detectors: {
+      ...DETECTORS,
+      help: `detectors for the panel (default:\n${PANEL.join(", ")})`,
+      requires: ["side-by-side"],
+    },
+    manifest: { ...MANIFEST, requires: ["side-by-side"] },
+    label: {
+      ...text(
+        "OUT.tsv",
+        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
+      ),
+      conflicts: ["idle-time-limit"],
+      reason: "--label takes capture times",
+    },
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
@@ -165,9 +172,6 @@ export const command = defineCommand(spec, async (p) => {
   let player: Player | null = null;
   let panel: SideBySide | null = null;
   const labelFile = v.label ? new LabelFile(v.label) : null;
-  if (labelFile && v["idle-time-limit"] !== undefined) {
-    throw new UsageError("play: --label takes capture times: no --idle-time-limit with it");
-  }
   // The capture time shown: the last event's own time plus what has played since (idle limits compress only the wait).
   let shown = { orig: 0, at: 0 };
   const captureTime = () => shown.orig + Math.max(0, (player?.vt() ?? 0) - shown.at);

@@ -14,6 +14,7 @@ import {
   JOBS,
   list,
   MANIFEST,
+  missingArgument,
   number,
   OUTPUT,
   text,
@@ -66,8 +67,7 @@ const BY_EXTENSION: Record<string, ReportFormat> = {
 export const spec = {
   name: "report",
   summary: "score every detector against the truth: latency, missed, linger, false alarms",
-  usage:
-    "pstlab report FILE… [--truth …] [--labels FILE] [--detectors LIST] [--manifest NAME|PATH|auto] [--format FORMAT] [-o OUT] [--export-FORMAT OUT…]",
+  synopsis: "FILE…",
   options: {
     truth: text(
       "SOURCE",
@@ -97,8 +97,14 @@ export const spec = {
       "K/N",
       "analyse only the K-th of N slices of the files (every N-th, from the K-th) and\nwrite a shard file for --merge (JSON), for a corpus split across machines",
     ),
-    merge: flag("FILE… are shard files: print the report one run over all their files would print"),
-    gate: list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
+    merge: {
+      ...flag("FILE… are shard files: print the report one run over all their files would print"),
+      conflicts: ["shard"],
+    },
+    gate: {
+      ...list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
+      requires: ["max-latency", "max-missed", "max-false"],
+    },
     "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
@@ -339,7 +345,6 @@ async function snapshotReport(
 
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
-  if (v.merge && v.shard) throw new UsageError("report: --shard and --merge cannot be used together");
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
     if (isSnapshotLabels(text)) {
@@ -353,7 +358,7 @@ export const command = defineCommand(spec, async (p) => {
       );
     }
   }
-  if (p.positionals.length === 0) throw new UsageError(`report: missing argument (usage: ${spec.usage})`);
+  if (p.positionals.length === 0) throw missingArgument(spec);
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);

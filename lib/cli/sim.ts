@@ -8,7 +8,7 @@ import { PROTOCOL_MODES } from "../sim/modes.ts";
 export const spec = {
   name: "sim",
   summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
-  usage: "pstlab sim [--seed N] [--tasks N] [--scale F] [--prompt-rate P] [--always-report] [--protocol MODE]",
+  synopsis: "",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
     tasks: number("N", "tasks before it accepts /exit (default 30)", { min: 0, max: 10000, integer: true }),
