@@ -10,6 +10,7 @@ import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
+import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
 
 export const spec = {
@@ -116,9 +117,9 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     answer: !v["no-answer"],
     env: childEnvironment(headless),
     script,
-    forwardStdin: headless && !stdinTty && !script,
+    // Headless: nothing is shown; piped stdin (not a script run) is still the program's input.
+    terminal: processTerminal({ show: !headless, input: !headless || (!stdinTty && !script) }),
     timeout: v.timeout,
-    stdoutFd: headless ? null : 1,
     followWinch: !v.size,
     prefixKey: v["prefix-key"] === undefined ? DEFAULT_PREFIX : v["prefix-key"],
   };
