@@ -39,7 +39,7 @@ const v = (
 
 const EXITED = v("idle", "process-exited");
 
-/** D20's attention record as a verdict: blocked is the only "needs you". */
+/** The attention record (docs/osc7501.md D20) as a verdict: blocked is the only "needs you". */
 export function recordVerdict(rec: StoredRecord | null): Verdict {
   if (!rec) return v("unknown", null);
   const state: DetState = rec.state === "blocked" ? "blocked" : rec.state === "working" ? "working" : "idle";
@@ -208,7 +208,7 @@ export class CombinedDetector implements Detector {
 }
 
 /**
- * Herdr's publish logic (detection.md §1.5) over its manifest: a 300 ms tick, 100 ms
+ * Herdr's publish logic (docs/detection.md §5) over its manifest: a 300 ms tick, 100 ms
  * rechecks while confirming working → plain idle (3 more idle reads or 700 ms,
  * whichever first), visible idle/blocker published at once, skip_state_update freezing
  * the state, and a 3 s startup grace with no verdicts after the program appears.

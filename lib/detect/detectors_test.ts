@@ -1,5 +1,5 @@
 // Each detector's behaviour on small synthetic streams, including the traps from
-// detection.md §4 (prompt box visible while working, a stale title, a one-frame spinner
+// docs/detection.md §7 (prompt box visible while working, a stale title, a one-frame spinner
 // flash, a reply ending in "Would you like me to…?"), and the real captures.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The spec's limits (OSC 7501 reference §3, revision 0.4) as named constants.
+// The protocol's limits (docs/osc7501.md §3, revision 0.4) as named constants.
 // Every limit counts bytes, never characters. Each one is tested at the limit
 // and one past it (limits_test.ts, parse_test.ts, scanner_test.ts).
 

@@ -1,5 +1,5 @@
-// Conformance table for the body parser: every rule in the spec reference (§1–§3)
-// and every decision in §8 that concerns a single report. Inputs are the exact
+// Conformance table for the body parser: every rule of docs/osc7501.md §1–§3 and
+// every decision of its §8 that concerns a single report. Inputs are the exact
 // bodies quoted by the sources (pst's spec-example list, Ghostty's discarded-report
 // table, tuios, AC).
 import { describe, test } from "node:test";

@@ -2,7 +2,7 @@
 // (xterm.js's "split to single char input", RoyalTerminal's
 // ReportsAndQueriesSurviveEveryInputSplit). Every explicit case below is also fed
 // split at every byte offset, and fast-check composes random streams and random
-// chunkings.
+// chunkings. Sections and decisions (§3, D4–D7): docs/osc7501.md.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";

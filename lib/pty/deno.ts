@@ -1,4 +1,4 @@
-// Deno: a PTY from libc through FFI (notes/runtime.md §3). posix_openpt / grantpt /
+// Deno: a PTY from libc through FFI (the npm PTY addons fail on Bun or Deno). posix_openpt / grantpt /
 // unlockpt / ptsname_r give the pair; posix_spawnp with POSIX_SPAWN_SETSID starts the
 // child in a new session, and because the slave is opened (file action) after setsid it
 // becomes the controlling tty. No fork: forking a multi-threaded V8 process that then

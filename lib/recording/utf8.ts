@@ -1,4 +1,4 @@
-// Streaming UTF-8 for asciicast writers (fixture-format.md, convention 2): an
+// Streaming UTF-8 for asciicast writers (docs/fixture-format.md convention 2): an
 // incomplete trailing sequence is held back until the next read, as asciinema's
 // Utf8Decoder does, and reported as moved bytes. A read that is not valid UTF-8
 // after that gets a private `b` event with its exact bytes, so nothing is lost.

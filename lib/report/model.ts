@@ -1,4 +1,4 @@
-// One result model, many renderers (ecosystem.md §5.4): pooled per-detector summaries
+// One result model, many renderers (as hyperfine's exporters share one): pooled per-detector summaries
 // plus per-file ones, the inputs, and the run's identity (tool, spec revision, truth).
 
 import type { FileResult } from "../score/result.ts";

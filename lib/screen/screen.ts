@@ -1,8 +1,8 @@
 // An @xterm/headless screen fed at virtual time: deterministic, no wall-clock waits.
 // The state at time T is exactly the result of every chunk written with time ≤ T,
-// because writes are parsed synchronously (see notes/runtime.md §4: xterm's write() is
-// async, parsed in 12 ms slices; its core's writeSync parses at once and is only
-// "unreliable" with async parser handlers, of which we register none).
+// because writes are parsed synchronously: xterm's write() is async, parsed in 12 ms
+// slices; its core's writeSync parses at once and is only unreliable with async parser
+// handlers, of which we register none.
 
 import xterm from "@xterm/headless";
 // The addon's named export works on Bun, Deno and in `bun build` (whose bundler picks

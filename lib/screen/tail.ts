@@ -1,4 +1,4 @@
-// The naive observer (detection.md §2): the last 8 KB of output with escape sequences
+// The naive observer (docs/detection.md §2.2): the last 8 KB of output with escape sequences
 // stripped and only the text after the last `\r` on each line. Claude places words
 // with `CSI n G` and writes no `\n` at all, which is exactly what this gets wrong.
 

@@ -1,7 +1,7 @@
 // `pstlab record`'s session: a small OSC 7501-aware terminal layer around a real PTY.
 //  - every pty read is recorded as one event, appended and written through at once
 //    (a SIGKILLed recorder leaves a file that reads back to its last line);
-//  - `OSC 7501;?` is answered by the recorder (mirrored terminator, spec D14) and never
+//  - `OSC 7501;?` is answered by the recorder (mirrored terminator, docs/osc7501.md D14) and never
 //    forwarded to the outer terminal; `--no-answer` records a non-supporting terminal;
 //  - headless: an @xterm/headless screen answers DA1/DSR/… (responder.ts), in stream
 //    order with our 7501 reply, so "query + DA1" detection sees the 7501 reply first;

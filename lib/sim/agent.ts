@@ -1,5 +1,5 @@
 // A simulated coding agent for demos, tests and the bundled capture — the osFoundry
-// write-up's fake agent (detection.md §2), rebuilt:
+// write-up's fake agent (docs/detection.md §6.3), rebuilt:
 //  - a spinner redrawn with \r at 10 Hz, ~60 bytes a frame, containing "esc to interrupt";
 //  - tool calls that print nothing while they run (0.5–6 s);
 //  - permission prompts in Claude Code's wording, the question placed word by word with
@@ -8,7 +8,7 @@
 //    ending "Would you like me to add a regression test?";
 //  - blocked and idle both wait in a read on the tty;
 //  - OSC 7501 reports like Claude Code 2.1.295+: only after the terminal answered the
-//    query (query + DA1, spec §5.2), root record plus a child record per tool call;
+//    query (query + DA1, docs/osc7501.md §5.2), root record plus a child record per tool call;
 //  - the true state written to $PSTLAB_LABELS before the screen shows it.
 // `scale` multiplies every duration (0.25 = four times faster).
 
