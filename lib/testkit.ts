@@ -1,10 +1,12 @@
 // The shared test kit (not used by the product): temporary files, other people's
-// captures when present, a cast builder, and the CLI run as a subprocess on whichever
-// runtime runs the tests (Bun or Deno).
+// captures when present, builders of inputs (casts, event streams, ttyrec frames), and
+// the CLI run as a subprocess on whichever runtime runs the tests (Bun or Deno).
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { Event } from "./recording/model.ts";
+import { type ScanEvent, Scanner } from "./osc7501/scanner.ts";
 
 export const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..");
 export const MAIN = path.join(ROOT, "main.ts");
@@ -61,6 +63,44 @@ export function processRunning(prefix: string): boolean {
 export function castText(events: unknown[][], header: Record<string, unknown> = {}): string {
   const h = { version: 3, term: { cols: 80, rows: 24 }, ...header };
   return [JSON.stringify(h), ...events.map((e) => JSON.stringify(e))].join("\n") + "\n";
+}
+
+/** Events as a stream, the way readers hand them out. */
+export async function* fromArray(events: Event[]): AsyncIterable<Event> {
+  for (const e of events) yield e;
+}
+
+/** The output bytes of events, concatenated. */
+export function concatOutput(events: Event[]): Uint8Array {
+  const parts = events.filter((e) => e.kind === "output") as { bytes: Uint8Array }[];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.bytes.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p.bytes, o);
+    o += p.bytes.length;
+  }
+  return out;
+}
+
+/** Every scanner event of a whole buffer, as one read. */
+export function scanAll(bytes: Uint8Array): ScanEvent[] {
+  const out: ScanEvent[] = [];
+  const s = new Scanner((e) => out.push(e));
+  s.feed(bytes);
+  s.end();
+  return out;
+}
+
+/** One ttyrec frame (seconds, microseconds, length: little-endian u32; then the bytes), times from `start`. */
+export function encodeTtyrecFrame(t: number, bytes: Uint8Array, start = 1_700_000_000): Uint8Array {
+  const us = Math.round(t * 1e6);
+  const out = new Uint8Array(12 + bytes.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, start + Math.floor(us / 1e6), true);
+  dv.setUint32(4, us % 1e6, true);
+  dv.setUint32(8, bytes.length, true);
+  out.set(bytes, 12);
+  return out;
 }
 
 export function runtimeArgv(): string[] {

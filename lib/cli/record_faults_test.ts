@@ -6,8 +6,18 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, hasProc, MAIN, processRunning, runtimeArgv, tmpDir, tmuxSession, which } from "../testkit.ts";
-import { collect, concatOutput } from "../recording/model.ts";
+import {
+  cli,
+  concatOutput,
+  hasProc,
+  MAIN,
+  processRunning,
+  runtimeArgv,
+  tmpDir,
+  tmuxSession,
+  which,
+} from "../testkit.ts";
+import { collect } from "../recording/model.ts";
 import { openRecording } from "../recording/open.ts";
 
 const dir = tmpDir("pstlab-faults-");

@@ -8,9 +8,9 @@ import * as path from "node:path";
 import { createDetector, defaultDetectorNames } from "./kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { type Timeline, type Verdict, verdictAt } from "./timeline.ts";
-import { type Event, fromArray } from "../recording/model.ts";
+import type { Event } from "../recording/model.ts";
+import { fromArray, hasShared, SHARED } from "../testkit.ts";
 import { openRecording } from "../recording/open.ts";
-import { hasShared, SHARED } from "../testkit.ts";
 
 const te = new TextEncoder();
 const o = (t: number, s: string): Event => ({ t, kind: "output", bytes: te.encode(s) });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { encodeQuery, encodeReport, wrapTmux } from "./encode.ts";
 import { parseBody } from "./parse.ts";
-import { scanAll } from "./scanner.ts";
+import { scanAll } from "../testkit.ts";
 
 const td = new TextDecoder();
 

@@ -406,7 +406,8 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
 /**
  * Program side (D15, D21): a terminal's answer to the query. `?` alone or `?:k=v:…`
  * means supported; capability pairs are parsed leniently (unknown pairs kept as data,
- * malformed ones ignored). Returns null for anything else.
+ * malformed ones ignored). Returns null for anything else. The simulated agent's
+ * feature detection reads the terminal's answer with it.
  */
 export function parseQueryReplyBody(body: Uint8Array): { capabilities: Record<string, string> } | null {
   if (body.length === 0 || body[0] !== QMARK) return null;

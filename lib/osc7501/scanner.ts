@@ -380,12 +380,3 @@ export class Scanner {
     else this.sink({ type: "osc9", payload, end, depth: this.depth });
   }
 }
-
-/** Scans a whole buffer (convenience for tests and small inputs). */
-export function scanAll(bytes: Uint8Array): ScanEvent[] {
-  const out: ScanEvent[] = [];
-  const s = new Scanner((e) => out.push(e));
-  s.feed(bytes);
-  s.end();
-  return out;
-}

@@ -6,7 +6,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { scanAll, type ScanEvent, Scanner } from "./scanner.ts";
+import { type ScanEvent, Scanner } from "./scanner.ts";
+import { scanAll } from "../testkit.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();

@@ -9,11 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { collect } from "./model.ts";
 import { type OpenOptions, openRecording } from "./open.ts";
-import { encodeTtyrecFrame } from "./ttyrec.ts";
+import { encodeTtyrecFrame, ROOT, tmpDir } from "../testkit.ts";
 import { Tracker } from "../osc7501/tracker.ts";
 import { UserError } from "../errors.ts";
 import { analyzeFile } from "../../replay/analyze.ts";
-import { ROOT, tmpDir } from "../testkit.ts";
 
 const RUNS = Number(process.env.PSTLAB_FUZZ_RUNS ?? 60);
 const dir = tmpDir("pstlab-fuzz-");

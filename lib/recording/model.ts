@@ -110,22 +110,6 @@ export async function collect(events: AsyncIterable<Event>): Promise<Event[]> {
   return out;
 }
 
-export async function* fromArray(events: Event[]): AsyncIterable<Event> {
-  for (const e of events) yield e;
-}
-
-/** Output bytes of a stream, concatenated (tests and small files only). */
-export function concatOutput(events: Event[]): Uint8Array {
-  const parts = events.filter((e) => e.kind === "output") as { bytes: Uint8Array }[];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.bytes.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p.bytes, o);
-    o += p.bytes.length;
-  }
-  return out;
-}
-
 /**
  * The keys that label the truth, the same wherever a person labels (record's prefix
  * key, play --label, record --script's `label`), and the `truth:` marker each writes

@@ -103,12 +103,3 @@ export function piece(bytes: Uint8Array): Piece {
     return { bytes, text: lossy.decode(bytes), exact: false };
   }
 }
-
-export function isValidUtf8(bytes: Uint8Array): boolean {
-  try {
-    fatal.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -224,7 +224,10 @@ export class Screen {
     return out;
   }
 
-  /** Every viewport row read afresh (the dirty-row cache's reference, for tests). */
+  /**
+   * Not used by the product: the reference screen_test.ts compares rows() with, every
+   * viewport row read afresh through xterm's own reader (it needs the private terminal).
+   */
   rowsFull(): string[] {
     const b = this.term.buffer.active;
     const out: string[] = [];

@@ -6,7 +6,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { runSession, type SessionOptions } from "./recorder.ts";
 import { STOP_SIGNALS, type StopSignal, type Terminal, type TerminalSize } from "./terminal.ts";
-import { concatOutput, type Event } from "../recording/model.ts";
+import type { Event } from "../recording/model.ts";
+import { concatOutput } from "../testkit.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { DEFAULT_PREFIX } from "./label_keys.ts";
 

@@ -15,6 +15,7 @@
 import * as fs from "node:fs";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
+import { parseQueryReplyBody } from "../osc7501/parse.ts";
 import type { ProtocolMode } from "./modes.ts";
 
 export interface AgentOptions {
@@ -30,6 +31,15 @@ export interface AgentOptions {
 }
 
 const te = new TextEncoder();
+
+/** Whether the terminal's replies before DA1 hold a 7501 query reply (`?` or `?:pairs…`, D15 of docs/osc7501.md). */
+function answered(replies: string): boolean {
+  for (const m of replies.matchAll(/\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)/g)) {
+    if (parseQueryReplyBody(te.encode(m[1])) !== null) return true;
+  }
+  return false;
+}
+
 const VERBS = [
   "Reticulating",
   "Pondering",
@@ -239,7 +249,7 @@ class Agent {
     while (!/\x1b\[\?[0-9;]*c/.test(reply) && Date.now() < deadline) {
       reply += await Promise.race([this.tty.read(), sleep(0.05).then(() => "")]);
     }
-    this.supported = this.o.alwaysReport || /\x1b\]7501;\?/.test(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
+    this.supported = this.o.alwaysReport || answered(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
   }
 
   /** The spinner for `secs`, redrawn with \r on its own line (4 lines above the box bottom). */
