@@ -65,6 +65,13 @@ export function castText(events: unknown[][], header: Record<string, unknown> = 
   return [JSON.stringify(h), ...events.map((e) => JSON.stringify(e))].join("\n") + "\n";
 }
 
+/** Every event of a stream in an array (small inputs only: recordings can be huge). */
+export async function collect(events: AsyncIterable<Event>): Promise<Event[]> {
+  const out: Event[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
 /** Events as a stream, the way readers hand them out. */
 export async function* fromArray(events: Event[]): AsyncIterable<Event> {
   for (const e of events) yield e;

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   cli,
+  collect,
   concatOutput,
   hasProc,
   MAIN,
@@ -17,7 +18,6 @@ import {
   tmuxSession,
   which,
 } from "../testkit.ts";
-import { collect } from "../recording/model.ts";
 import { openRecording } from "../recording/open.ts";
 
 const dir = tmpDir("pstlab-faults-");

@@ -6,8 +6,19 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
-import { collect, type Event } from "../recording/model.ts";
-import { cli, concatOutput, MAIN, ROOT, runtimeArgv, tmpDir, tmuxSession, which, writeTmp } from "../testkit.ts";
+import { type Event } from "../recording/model.ts";
+import {
+  cli,
+  collect,
+  concatOutput,
+  MAIN,
+  ROOT,
+  runtimeArgv,
+  tmpDir,
+  tmuxSession,
+  which,
+  writeTmp,
+} from "../testkit.ts";
 
 const dir = tmpDir("pstlab-rec-");
 let n = 0;

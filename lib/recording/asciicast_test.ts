@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
 import { AsciicastWriter } from "./asciicast.ts";
-import { collect, type Event, type Header } from "./model.ts";
-import { concatOutput, tmpDir, writeTmp } from "../testkit.ts";
+import { type Event, type Header } from "./model.ts";
+import { collect, concatOutput, tmpDir, writeTmp } from "../testkit.ts";
 import { openRecording } from "./open.ts";
 import { FixtureError } from "../errors.ts";
 
