@@ -290,7 +290,7 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
 });
 
 describe("labelling the truth while replaying, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
-  test("play --label at --speed 4: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
+  test("play --label at --speed 2: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
     const cast = path.join(dir, "marks.cast");
     fs.writeFileSync(
       cast,
@@ -309,7 +309,7 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
       "100",
       "-y",
       "30",
-      `${pstlab()} play ${quote(cast)} --speed 4 --label ${quote(out)}; echo "RC=$?"; sleep 30`,
+      `${pstlab()} play ${quote(cast)} --speed 2 --label ${quote(out)}; echo "RC=$?"; sleep 30`,
     );
     try {
       assert.ok(await wait(() => /mark-one/.test(pane())), pane());
@@ -328,8 +328,10 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
     const lines = fs.readFileSync(out, "utf8").trim().split("\n").map((l) => l.split("\t"));
     assert.deepEqual(lines.map((l) => l[1]), ["idle", "working", "idle"]);
     const [, w, i] = lines.map((l) => Number(l[0]));
-    assert.ok(Math.abs(w - 2) < 0.5, `working at ${w}, expected ~2`);
-    assert.ok(Math.abs(i - 6) < 0.5, `idle at ${i}, expected ~6`);
+    // Each key was pressed while its mark was the last shown: the label lands after that
+    // mark's capture time and before the next one's (how late within that depends on load).
+    assert.ok(w >= 2 && w < 4, `working at ${w}, expected after mark-one (2 s), before mark-two (4 s)`);
+    assert.ok(i >= 6 && i < 8, `idle at ${i}, expected after mark-three (6 s), before the end (8 s)`);
     const r = cli(["report", cast, "--labels", out, "--detectors", "quiet>=1s", "--format", "json"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).inputs[0].truth, `labels:${out}`);

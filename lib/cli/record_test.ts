@@ -218,7 +218,11 @@ describe("durability", () => {
       "-c",
       "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done",
     ], { stdio: "ignore" });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Killed once ten lines are in the file, however fast the machine runs today.
+    const deadline = Date.now() + 30000;
+    while (!(fs.existsSync(p) && /line 10\b/.test(fs.readFileSync(p, "utf8"))) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     const { events: evs } = await events(p);
