@@ -1,7 +1,7 @@
 // The shared test kit (not used by the product): temporary files, other people's
 // captures when present, builders of inputs (casts, event streams, ttyrec frames), and
 // the CLI run as a subprocess on whichever runtime runs the tests (Bun or Deno).
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -139,9 +139,18 @@ export function cli(
   return { code: r.status ?? -1, stdout: new TextDecoder().decode(bytes), stderr: String(r.stderr ?? ""), bytes };
 }
 
+/** The CLI started in the background (to be signalled or killed), its output ignored. */
+export function spawnCli(args: string[]): ChildProcess {
+  const [cmd, ...pre] = runtimeArgv();
+  return spawn(cmd, [...pre, MAIN, ...args], { stdio: "ignore" });
+}
+
 /** A detached tmux server on its own socket, with helpers to drive one session. */
 export function tmuxSession(sock: string, name: string) {
   const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+  /** The session, running a shell command in a window of the given size. */
+  const start = (command: string, cols = 100, rows = 30) =>
+    tm("new-session", "-d", "-s", name, "-x", String(cols), "-y", String(rows), command);
   const pane = () => tm("capture-pane", "-p", "-t", name).stdout;
   const wait = async (pred: () => boolean, ms = 15000) => {
     const end = Date.now() + ms;
@@ -152,5 +161,5 @@ export function tmuxSession(sock: string, name: string) {
     tm("send-keys", "-t", name, "-l", text);
     tm("send-keys", "-t", name, "Enter");
   };
-  return { tm, pane, wait, type };
+  return { tm, start, pane, wait, type };
 }

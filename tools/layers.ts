@@ -9,27 +9,13 @@ import * as path from "node:path";
 
 /**
  * The layers in the order data flows, upstream first: a layer may import only layers
- * listed before it. A new folder gets its place here.
+ * listed before it. A new folder gets its place here. `lib` is the floor (errors, text,
+ * units, runtime, version); `fixtures/manifests` the bundled text lib/detect imports;
+ * `.` is main.ts.
  */
 export const ORDER = [
-  "lib", // errors.ts, text.ts, units.ts, runtime.ts, version.ts: the floor
-  "lib/regex",
-  "lib/osc7501",
-  "lib/pty",
-  "fixtures/manifests", // bundled text, imported by lib/detect/bundled.ts
-  "lib/recording",
-  "lib/screen",
-  "lib/detect",
-  "lib/score",
-  "lib/report",
-  "lib/check",
-  "lib/session",
-  "lib/sim",
-  "replay",
-  "bench",
-  "lib/cli",
-  ".", // main.ts
-  "tools",
+  ..."lib lib/regex lib/osc7501 lib/pty fixtures/manifests lib/recording lib/screen lib/detect lib/score".split(" "),
+  ..."lib/report lib/check lib/session lib/sim replay bench lib/cli . tools".split(" "),
 ];
 
 /**
@@ -37,37 +23,28 @@ export const ORDER = [
  * must point upstream in ORDER); a pair nothing uses any more is reported, so the table
  * stays a true map of who depends on whom.
  */
-export const USES: Record<string, string[]> = {
-  "lib": [],
-  "lib/regex": [],
-  "lib/osc7501": [],
-  "lib/pty": ["lib"],
-  "lib/recording": ["lib", "lib/osc7501"],
-  "lib/screen": ["lib", "lib/recording"],
-  "lib/detect": ["lib", "lib/regex", "lib/osc7501", "fixtures/manifests", "lib/recording", "lib/screen"],
-  "lib/score": ["lib", "lib/detect"],
-  "lib/report": ["lib", "lib/osc7501", "lib/detect", "lib/score"],
-  "lib/check": ["lib", "lib/osc7501", "lib/detect"],
-  "lib/session": ["lib", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen"],
-  "lib/sim": ["lib/osc7501"],
-  "replay": ["lib", "lib/osc7501", "lib/recording", "lib/detect", "lib/score", "lib/check"],
-  "bench": ["lib", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/sim", "replay"],
-  "lib/cli": [
-    "lib",
-    "lib/osc7501",
-    "lib/pty",
-    "lib/recording",
-    "lib/detect",
-    "lib/score",
-    "lib/report",
-    "lib/check",
-    "lib/session",
-    "lib/sim",
-    "replay",
-  ],
-  ".": ["lib", "lib/osc7501", "lib/cli"],
-  "tools": [],
-};
+export const USES: Record<string, string[]> = Object.fromEntries(
+  Object.entries({
+    "lib": "",
+    "lib/regex": "",
+    "lib/osc7501": "",
+    "lib/pty": "lib",
+    "lib/recording": "lib lib/osc7501",
+    "lib/screen": "lib lib/recording",
+    "lib/detect": "lib lib/regex lib/osc7501 fixtures/manifests lib/recording lib/screen",
+    "lib/score": "lib lib/detect",
+    "lib/report": "lib lib/osc7501 lib/detect lib/score",
+    "lib/check": "lib lib/osc7501 lib/detect",
+    "lib/session": "lib lib/osc7501 lib/pty lib/recording lib/screen",
+    "lib/sim": "lib/osc7501",
+    "replay": "lib lib/osc7501 lib/recording lib/detect lib/score lib/check",
+    "bench": "lib lib/osc7501 lib/recording lib/screen lib/detect lib/sim replay",
+    "lib/cli":
+      "lib lib/osc7501 lib/pty lib/recording lib/detect lib/score lib/report lib/check lib/session lib/sim replay",
+    ".": "lib lib/osc7501 lib/cli",
+    "tools": "",
+  }).map(([layer, uses]) => [layer, uses ? uses.split(" ") : []]),
+);
 
 const IMPORT =
   /^\s*(?:import|export)\b[^"'`;]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;

@@ -14,6 +14,7 @@ import {
   MAIN,
   processRunning,
   runtimeArgv,
+  spawnCli,
   tmpDir,
   tmuxSession,
   which,
@@ -34,8 +35,8 @@ async function readBack(p: string) {
   return { events, warnings: rec.warnings, text: new TextDecoder().decode(concatOutput(events)) };
 }
 
-describe("recorder under faults", () => {
-  test("the survivor check sees a running process and stops seeing it once it ends", { skip: noProc }, async () => {
+describe("recorder under faults: no process of the recorded command survives", { skip: noProc }, () => {
+  test("the survivor check sees a running process and stops seeing it once it ends", async () => {
     const marker = `sleep 96.${process.pid}`;
     const child = spawn("sh", ["-c", `exec ${marker}`], { stdio: "ignore" });
     const deadline = Date.now() + 10000;
@@ -46,9 +47,7 @@ describe("recorder under faults", () => {
     await new Promise((r) => child.on("exit", r));
     assert.ok(!alive(marker), "an ended process is still seen");
   });
-  test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", {
-    skip: noProc,
-  }, async () => {
+  test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", async () => {
     const p = path.join(dir, "full.cast");
     const marker = `sleep 97.${process.pid}`;
     const started = Date.now();
@@ -73,45 +72,19 @@ describe("recorder under faults", () => {
     assert.ok(fs.statSync(p).size <= 64 * 1024); // bash counts ulimit -f in KiB
     assert.ok(back.events.every((e) => e.kind === "output"), "no exit event: the recording was cut");
   });
-  test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", {
-    skip: noProc,
-  }, () => {
+  test("a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
     const marker = `sleep 98.${process.pid}`;
     const group = path.join(dir, "group.cast");
-    const r = cli([
-      "record",
-      "-q",
-      "-o",
-      group,
-      "--timeout",
-      "1",
-      "--",
-      "sh",
-      "-c",
-      `trap "" TERM HUP; ${marker} & echo started; wait`,
-    ]);
+    const script = `trap "" TERM HUP; ${marker} & echo started; wait`;
+    const r = cli(["record", "-q", "-o", group, "--timeout", "1", "--", "sh", "-c", script]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(fs.readFileSync(group, "utf8"), /started/, "the grandchild was started");
     assert.ok(!alive(marker), "the grandchild survived");
   });
-  test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", {
-    skip: noProc,
-  }, async () => {
+  test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", async () => {
     const p = path.join(dir, "term.cast");
     const marker = `sleep 99.${process.pid}`;
-    const [cmd, ...pre] = runtimeArgv();
-    const child = spawn(cmd, [
-      ...pre,
-      MAIN,
-      "record",
-      "-q",
-      "-o",
-      p,
-      "--",
-      "sh",
-      "-c",
-      `trap "" TERM HUP; echo started; ${marker}`,
-    ], { stdio: "ignore" });
+    const child = spawnCli(["record", "-q", "-o", p, "--", "sh", "-c", `trap "" TERM HUP; echo started; ${marker}`]);
     const deadline = Date.now() + 20000;
     // The program's first output is in the file once the recorder runs its session (signal handlers included).
     const started = () => fs.existsSync(p) && fs.readFileSync(p, "utf8").includes("started") && alive(marker);
@@ -126,6 +99,9 @@ describe("recorder under faults", () => {
     assert.match(back.text, /started/);
     assert.equal(back.events.at(-1)?.kind, "exit");
   });
+});
+
+describe("recorder under faults", () => {
   test("piped stdin that ends is the program's end of file", () => {
     const p = path.join(dir, "eof.cast");
     const r = cli(["record", "-q", "-o", p, "--", "cat"], { input: "echo hi\n", timeout: 20000 });
@@ -207,18 +183,8 @@ describe("interactive recorder, signalled from outside", { skip: !which("tmux") 
   test("SIGINT in raw mode: the exit event and the summary are written, exit 130", async () => {
     const sock = path.join(dir, "int.sock");
     const p = path.join(dir, "int.cast");
-    const { tm, pane, wait } = tmuxSession(sock, "i");
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "i",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`,
-    );
+    const { tm, start, pane, wait } = tmuxSession(sock, "i");
+    start(`${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       tm("send-keys", "-t", "i", "-l", "echo alive");
@@ -240,19 +206,9 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
   test("prefix + w/p/i between typed text: three markers in order; no ^] reaches cat -v; the prefix twice sends one", async () => {
     const sock = path.join(dir, "lbl.sock");
     const p = path.join(dir, "labelled.cast");
-    const { tm, pane, wait } = tmuxSession(sock, "l");
+    const { tm, start, pane, wait } = tmuxSession(sock, "l");
     const send = (...keys: string[]) => tm("send-keys", "-t", "l", ...keys);
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "l",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`,
-    );
+    start(`${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /label the truth with Ctrl-\]/.test(pane())), pane());
       for (const [text, key] of [["one", "w"], ["two", "p"], ["three", "i"]]) {
@@ -299,18 +255,8 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
     const out = path.join(dir, "marks.tsv");
     fs.writeFileSync(out, "0\tidle\n");
     const sock = path.join(dir, "play.sock");
-    const { tm, pane, wait } = tmuxSession(sock, "pl");
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "pl",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} play ${quote(cast)} --speed 2 --label ${quote(out)}; echo "RC=$?"; sleep 30`,
-    );
+    const { tm, start, pane, wait } = tmuxSession(sock, "pl");
+    start(`${pstlab()} play ${quote(cast)} --speed 2 --label ${quote(out)}; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /mark-one/.test(pane())), pane());
       tm("send-keys", "-t", "pl", "-l", "w");
