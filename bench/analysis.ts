@@ -11,7 +11,7 @@ import xterm from "@xterm/headless";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { analyzeFile } from "../replay/analyze.ts";
 import { analyzeAll } from "../replay/pool.ts";
-import { defaultDetectorNames } from "../lib/detect/detectors.ts";
+import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";

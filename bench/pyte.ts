@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { writeDense } from "./analysis.ts";
 import { analyzeFile } from "../replay/analyze.ts";
-import { defaultDetectorNames } from "../lib/detect/detectors.ts";
+import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { goal, median } from "./synth.ts";
 

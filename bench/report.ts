@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { analyzeFile } from "../replay/analyze.ts";
-import { defaultDetectorNames } from "../lib/detect/detectors.ts";
+import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { Screen } from "../lib/screen/screen.ts";
 import { goal, writeSynthCast } from "./synth.ts";

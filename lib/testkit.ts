@@ -1,10 +1,12 @@
 // The shared test kit (not used by the product): temporary files, other people's
-// captures when present, a cast builder, and the CLI run as a subprocess on whichever
-// runtime runs the tests (Bun or Deno).
-import { spawnSync } from "node:child_process";
+// captures when present, builders of inputs (casts, event streams, ttyrec frames), and
+// the CLI run as a subprocess on whichever runtime runs the tests (Bun or Deno).
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { Event } from "./recording/model.ts";
+import { type ScanEvent, Scanner } from "./osc7501/scanner.ts";
 
 export const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..");
 export const MAIN = path.join(ROOT, "main.ts");
@@ -34,10 +36,78 @@ export function which(cmd: string): string | null {
   return null;
 }
 
+/** Whether this system shows its processes' command lines under /proc (Linux does; macOS does not). */
+export const hasProc = fs.existsSync("/proc/self/cmdline");
+
+/**
+ * Whether a process whose command line starts with `prefix` is running, read from /proc
+ * (arguments joined by one space). Without /proc it throws rather than answer "no": a
+ * test that asks must skip with a reason, never pass by not looking.
+ */
+export function processRunning(prefix: string): boolean {
+  if (!hasProc) throw new Error("processRunning needs /proc");
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1");
+    } catch {
+      continue; // the process ended while we listed them
+    }
+    if (cmdline.split("\0").join(" ").startsWith(prefix)) return true;
+  }
+  return false;
+}
+
 /** An asciicast v3 file's text: the header (default 80x24) and one line per event. */
 export function castText(events: unknown[][], header: Record<string, unknown> = {}): string {
   const h = { version: 3, term: { cols: 80, rows: 24 }, ...header };
   return [JSON.stringify(h), ...events.map((e) => JSON.stringify(e))].join("\n") + "\n";
+}
+
+/** Every event of a stream in an array (small inputs only: recordings can be huge). */
+export async function collect(events: AsyncIterable<Event>): Promise<Event[]> {
+  const out: Event[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+/** Events as a stream, the way readers hand them out. */
+export async function* fromArray(events: Event[]): AsyncIterable<Event> {
+  for (const e of events) yield e;
+}
+
+/** The output bytes of events, concatenated. */
+export function concatOutput(events: Event[]): Uint8Array {
+  const parts = events.filter((e) => e.kind === "output") as { bytes: Uint8Array }[];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.bytes.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p.bytes, o);
+    o += p.bytes.length;
+  }
+  return out;
+}
+
+/** Every scanner event of a whole buffer, as one read. */
+export function scanAll(bytes: Uint8Array): ScanEvent[] {
+  const out: ScanEvent[] = [];
+  const s = new Scanner((e) => out.push(e));
+  s.feed(bytes);
+  s.end();
+  return out;
+}
+
+/** One ttyrec frame (seconds, microseconds, length: little-endian u32; then the bytes), times from `start`. */
+export function encodeTtyrecFrame(t: number, bytes: Uint8Array, start = 1_700_000_000): Uint8Array {
+  const us = Math.round(t * 1e6);
+  const out = new Uint8Array(12 + bytes.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, start + Math.floor(us / 1e6), true);
+  dv.setUint32(4, us % 1e6, true);
+  dv.setUint32(8, bytes.length, true);
+  out.set(bytes, 12);
+  return out;
 }
 
 export function runtimeArgv(): string[] {
@@ -69,9 +139,18 @@ export function cli(
   return { code: r.status ?? -1, stdout: new TextDecoder().decode(bytes), stderr: String(r.stderr ?? ""), bytes };
 }
 
+/** The CLI started in the background (to be signalled or killed), its output ignored. */
+export function spawnCli(args: string[]): ChildProcess {
+  const [cmd, ...pre] = runtimeArgv();
+  return spawn(cmd, [...pre, MAIN, ...args], { stdio: "ignore" });
+}
+
 /** A detached tmux server on its own socket, with helpers to drive one session. */
 export function tmuxSession(sock: string, name: string) {
   const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+  /** The session, running a shell command in a window of the given size. */
+  const start = (command: string, cols = 100, rows = 30) =>
+    tm("new-session", "-d", "-s", name, "-x", String(cols), "-y", String(rows), command);
   const pane = () => tm("capture-pane", "-p", "-t", name).stdout;
   const wait = async (pred: () => boolean, ms = 15000) => {
     const end = Date.now() + ms;
@@ -82,5 +161,5 @@ export function tmuxSession(sock: string, name: string) {
     tm("send-keys", "-t", name, "-l", text);
     tm("send-keys", "-t", name, "Enter");
   };
-  return { tm, pane, wait, type };
+  return { tm, start, pane, wait, type };
 }

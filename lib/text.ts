@@ -10,7 +10,7 @@ export function visible(s: string): string {
   });
 }
 
-/** Spec §7 (presentation): bidi overrides and invisible formatting removed (for documents: HTML, XML). */
+/** docs/osc7501.md §7 (presentation): bidi overrides and invisible formatting removed (for documents: HTML, XML). */
 export function stripInvisible(s: string): string {
   return s.replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, "");
 }

@@ -5,11 +5,9 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { createDetector } from "../lib/detect/detectors.ts";
+import { createDetector, usesAuto, withManifest } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { chooseManifest, type ManifestChoice, usesAuto, withManifest } from "../lib/detect/choose.ts";
-import type { Header } from "../lib/recording/model.ts";
-import { sniffScreen } from "./sniff.ts";
+import { AUTO, manifestFor } from "../lib/detect/choose.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { sampleDetectors } from "./clock.ts";
 import { type DetectorScore, score, truthLists } from "../lib/score/metrics.ts";
@@ -43,13 +41,6 @@ export function sha256File(path: string): string {
 }
 
 const TRUTH_SOURCES = ["auto", "markers", "labels"];
-
-/** `auto`: the header's hints, else the screen's markers (a second, short read of the file). */
-export async function autoManifest(path: string, header: Header, open: OpenOptions): Promise<ManifestChoice> {
-  const byHeader = chooseManifest(header);
-  if (header.command || header.title || header.provenance?.emitter) return byHeader;
-  return chooseManifest(header, await sniffScreen(path, open));
-}
 
 /** The detectors to run: the requested ones, then any the truth needs (not scored). */
 function detectorNames(opts: AnalyzeOptions): { names: string[]; truthDetector: string | null } {
@@ -93,7 +84,7 @@ export async function analyzeFile(
 ): Promise<FileResult> {
   const rec = await openRecording(path, opts.open);
   const { names: asked, truthDetector } = detectorNames(opts);
-  const choice = asked.some(usesAuto) ? await autoManifest(path, rec.header, opts.open) : null;
+  const choice = asked.some(usesAuto) ? await manifestFor(path, rec.header, AUTO, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
   const detectors = names.map((n) => createDetector(n, resolveManifest));
   // Markers as columns with shared labels: one object per marker, kept for the whole

@@ -4,13 +4,13 @@
 // findings of every check that applies.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { createDetector } from "../lib/detect/detectors.ts";
+import { createDetector } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { AUTO } from "../lib/detect/choose.ts";
+import { manifestFor } from "../lib/detect/choose.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { type ProtocolEvent, Tracker } from "../lib/osc7501/tracker.ts";
 import { runDetectors } from "./clock.ts";
-import { autoManifest, sha256File } from "./analyze.ts";
+import { sha256File } from "./analyze.ts";
 import { MIN_TERMINAL_RECORDS, type ProtocolLog, specLint } from "../lib/check/spec_lint.ts";
 import { agreement } from "../lib/check/agreement.ts";
 import { compareGolden, transitions } from "../lib/check/golden.ts";
@@ -37,7 +37,7 @@ export interface CaptureRead {
 /** One pass over a capture: protocol log and both timelines. */
 export async function readCapture(path: string, manifest: string, open: OpenOptions): Promise<CaptureRead> {
   const rec = await openRecording(path, open);
-  const chosen = manifest === AUTO ? await autoManifest(path, rec.header, open) : { name: manifest, why: "--manifest" };
+  const chosen = await manifestFor(path, rec.header, manifest, open);
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));
   let exit: ProtocolLog["exit"] = null, overflow: ProtocolLog["overflow"] = null;

@@ -5,8 +5,8 @@
 
 import type { Event, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
-import type { Detector, Verdict } from "../lib/detect/detectors.ts";
-import { EPS, indexInForce, sameChange, type Timeline } from "../lib/detect/timeline.ts";
+import type { Detector } from "../lib/detect/detectors.ts";
+import { EPS, indexInForce, sameChange, type Timeline, type Verdict } from "../lib/detect/timeline.ts";
 import { detached, round6 } from "../lib/text.ts";
 import { GarbageWatch } from "../lib/runtime.ts";
 

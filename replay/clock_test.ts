@@ -4,7 +4,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { createDetector, defaultDetectorNames, type Detector } from "../lib/detect/detectors.ts";
+import type { Detector } from "../lib/detect/detectors.ts";
+import { createDetector, defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { runDetectors } from "./clock.ts";
 import type { Event, Header } from "../lib/recording/model.ts";
 

@@ -2,22 +2,25 @@
 // that can judge one instant asked once, at its end.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { createDetector } from "../lib/detect/detectors.ts";
+import {
+  createDetector,
+  formatDetectorName,
+  judgesInstant,
+  parseDetectorName,
+  withManifest,
+} from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
-import { AUTO, withManifest } from "../lib/detect/choose.ts";
-import { autoManifest } from "./analyze.ts";
+import { manifestFor } from "../lib/detect/choose.ts";
 import { verdictAt } from "../lib/detect/timeline.ts";
 import { runDetectors } from "./clock.ts";
 import type { Judged, SnapshotLabel } from "../lib/score/snapshots.ts";
 
-/** Detectors that judge an instant (no timers, no history); named without an interval. */
-export const INSTANT_KINDS = ["screen", "tail8k", "question", "title", "combined"];
-
+/** The detectors that judge an instant (no timers, no history), named without an interval; the rest are dropped. */
 export function instantDetectors(names: string[]): { kept: string[]; dropped: string[] } {
   const kept: string[] = [], dropped: string[] = [];
   for (const n of names) {
-    const kind = n.split(/[:@]/)[0];
-    (INSTANT_KINDS.includes(kind) ? kept : dropped).push(n.replace(/@[^/]*$/, ""));
+    const name = formatDetectorName({ ...parseDetectorName(n), every: null });
+    (judgesInstant(n) ? kept : dropped).push(name);
   }
   return { kept: [...new Set(kept)], dropped };
 }
@@ -29,8 +32,10 @@ export async function judgeSnapshot(
   open: OpenOptions,
 ): Promise<Judged> {
   const rec = await openRecording(label.path, open);
-  const chosen = manifest === AUTO ? (await autoManifest(label.path, rec.header, open)).name : manifest;
-  const ds = detectors.map((n) => createDetector(`${withManifest(n, chosen)}@write`, resolveManifest));
+  const chosen = (await manifestFor(label.path, rec.header, manifest, open)).name;
+  const ds = detectors.map((n) =>
+    createDetector(formatDetectorName({ ...parseDetectorName(withManifest(n, chosen)), every: 0 }), resolveManifest)
+  );
   const { timelines, end } = await runDetectors(rec.header, rec.events, ds);
   return {
     path: label.path,

@@ -1,58 +1,55 @@
 // The import-direction rule, checked: data flows bytes → recording → clock →
 // observation → verdicts → episodes → metrics → renderers → CLI, and no module imports
-// from a layer downstream of it. Run by `npm run check` and by tools/layers_test.ts.
-// Tests (*_test.ts) and test kits are exempt: they may drive a layer through a higher one.
+// from a layer downstream of it — nor starts a worker from one (workerUrl("…") counts as
+// an import). Run by `npm run check` and by tools/layers_test.ts. Tests (*_test.ts) and
+// test kits are exempt: they may drive a layer through a higher one.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-/** Each layer and the layers it may import (besides itself). Order follows the data flow. */
-export const ALLOWED: Record<string, string[]> = {
-  "lib": [], // errors.ts, text.ts, units.ts, runtime.ts, version.ts: the floor
-  "lib/regex": ["lib"],
-  "lib/osc7501": ["lib"],
-  "lib/pty": ["lib"],
-  "lib/recording": ["lib", "lib/regex", "lib/osc7501"],
-  "lib/screen": ["lib", "lib/regex", "lib/osc7501", "lib/recording"],
-  "lib/detect": ["lib", "lib/regex", "lib/osc7501", "lib/recording", "lib/screen", "fixtures/manifests"],
-  "lib/score": ["lib", "lib/regex", "lib/osc7501", "lib/recording", "lib/detect"],
-  "lib/report": ["lib", "lib/regex", "lib/osc7501", "lib/recording", "lib/detect", "lib/score"],
-  "lib/check": ["lib", "lib/regex", "lib/osc7501", "lib/recording", "lib/detect"],
-  "lib/session": ["lib", "lib/regex", "lib/osc7501", "lib/pty", "lib/recording", "lib/screen"],
-  "lib/sim": ["lib", "lib/regex", "lib/osc7501"],
-  "replay": ["lib", "lib/regex", "lib/osc7501", "lib/recording", "lib/screen", "lib/detect", "lib/score", "lib/check"],
-  "bench": [
-    "lib",
-    "lib/regex",
-    "lib/osc7501",
-    "lib/recording",
-    "lib/screen",
-    "lib/detect",
-    "lib/score",
-    "lib/sim",
-    "replay",
-  ],
-  "lib/cli": [
-    "lib",
-    "lib/regex",
-    "lib/osc7501",
-    "lib/pty",
-    "lib/recording",
-    "lib/screen",
-    "lib/detect",
-    "lib/score",
-    "lib/report",
-    "lib/check",
-    "lib/session",
-    "lib/sim",
-    "replay",
-  ],
-  ".": ["lib", "lib/cli", "lib/osc7501"], // main.ts
-  "tools": [],
-};
+/**
+ * The layers in the order data flows, upstream first: a layer may import only layers
+ * listed before it. A new folder gets its place here. `lib` is the floor (errors, text,
+ * units, runtime, version); `fixtures/manifests` the bundled text lib/detect imports;
+ * `.` is main.ts.
+ */
+export const ORDER = [
+  ..."lib lib/regex lib/osc7501 lib/pty fixtures/manifests lib/recording lib/screen lib/detect lib/score".split(" "),
+  ..."lib/report lib/check lib/session lib/sim replay bench lib/cli . tools".split(" "),
+];
+
+/**
+ * The imports between layers in use, and only those: a new one is a new pair here (and
+ * must point upstream in ORDER); a pair nothing uses any more is reported, so the table
+ * stays a true map of who depends on whom.
+ */
+export const USES: Record<string, string[]> = Object.fromEntries(
+  Object.entries({
+    "lib": "",
+    "lib/regex": "",
+    "lib/osc7501": "",
+    "lib/pty": "lib",
+    "lib/recording": "lib lib/osc7501",
+    "lib/screen": "lib lib/recording",
+    "lib/detect": "lib lib/regex lib/osc7501 fixtures/manifests lib/recording lib/screen",
+    "lib/score": "lib lib/detect",
+    "lib/report": "lib lib/osc7501 lib/detect lib/score",
+    "lib/check": "lib lib/osc7501 lib/detect",
+    "lib/session": "lib lib/osc7501 lib/pty lib/recording lib/screen",
+    "lib/sim": "lib/osc7501",
+    "replay": "lib lib/osc7501 lib/recording lib/detect lib/score lib/check",
+    "bench": "lib lib/osc7501 lib/recording lib/screen lib/detect lib/sim replay",
+    "lib/cli":
+      "lib lib/osc7501 lib/pty lib/recording lib/detect lib/score lib/report lib/check lib/session lib/sim replay",
+    ".": "lib lib/osc7501 lib/cli",
+    "tools": "",
+  }).map(([layer, uses]) => [layer, uses ? uses.split(" ") : []]),
+);
 
 const IMPORT =
   /^\s*(?:import|export)\b[^"'`;]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm;
+/** A worker started by its path from the checkout's root (lib/runtime.ts workerUrl) depends on that file too. */
+const WORKER = /\bworkerUrl\(\s*["']([\w./-]+\.ts)["']\s*\)/g;
 
 function* sources(root: string, dir = root): Generator<string> {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -63,31 +60,61 @@ function* sources(root: string, dir = root): Generator<string> {
   }
 }
 
+/** Every dependency of one source file: its relative imports and the workers it starts, as [as written, folder]. */
+function dependencies(root: string, file: string): [string, string][] {
+  const text = fs.readFileSync(file, "utf8");
+  const out: [string, string][] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (!spec.startsWith(".")) continue; // packages and node:*
+    out.push([spec, path.relative(root, path.dirname(path.resolve(path.dirname(file), spec))) || "."]);
+  }
+  for (const m of text.matchAll(WORKER)) out.push([`workerUrl("${m[1]}")`, path.dirname(m[1]) || "."]);
+  return out;
+}
+
 /** "file: imports X (layer A may not import layer B)" for every import that points the wrong way. */
-export function layerViolations(root: string): string[] {
+export function layerViolations(root: string, uses: Record<string, string[]> = USES): string[] {
   const out: string[] = [];
+  for (const [from, tos] of Object.entries(uses)) {
+    for (const to of tos) {
+      if (!ORDER.includes(from) || !ORDER.includes(to) || ORDER.indexOf(to) >= ORDER.indexOf(from)) {
+        out.push(`tools/layers.ts: USES lets ${from} import ${to}, which is not upstream of it in ORDER`);
+      }
+    }
+  }
   for (const file of sources(root)) {
     const from = path.relative(root, path.dirname(file)) || ".";
-    const allowed = ALLOWED[from];
+    const allowed = uses[from];
     const rel = path.relative(root, file);
     if (!allowed) {
-      out.push(`${rel}: folder ${from} has no layer (add it to tools/layers.ts ALLOWED)`);
+      out.push(`${rel}: folder ${from} has no layer (add it to tools/layers.ts ORDER and USES)`);
       continue;
     }
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3];
-      if (!spec.startsWith(".")) continue; // packages and node:*
-      const to = path.relative(root, path.dirname(path.resolve(path.dirname(file), spec))) || ".";
+    for (const [spec, to] of dependencies(root, file)) {
       if (to !== from && !allowed.includes(to)) out.push(`${rel}: imports ${spec} (${from} may not import ${to})`);
     }
   }
   return out;
 }
 
+/** Pairs USES lists that no file uses any more. */
+export function unusedPairs(root: string, uses: Record<string, string[]> = USES): string[] {
+  const seen = new Set<string>();
+  for (const file of sources(root)) {
+    const from = path.relative(root, path.dirname(file)) || ".";
+    for (const [, to] of dependencies(root, file)) seen.add(`${from} → ${to}`);
+  }
+  return Object.entries(uses).flatMap(([from, tos]) =>
+    tos.filter((to) => !seen.has(`${from} → ${to}`)).map((to) =>
+      `tools/layers.ts: USES lists ${from} → ${to}, which nothing uses (remove it)`
+    )
+  );
+}
+
 if (import.meta.main) {
   const root = path.resolve(import.meta.dirname ?? ".", "..");
-  const bad = layerViolations(root);
+  const bad = [...layerViolations(root), ...unusedPairs(root)];
   for (const b of bad) console.error(b);
   console.error(
     bad.length

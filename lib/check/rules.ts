@@ -8,7 +8,7 @@
 import { parse as parseToml } from "smol-toml";
 import { FixtureError } from "../errors.ts";
 import { parseDuration } from "../units.ts";
-import type { Verdict } from "../detect/detectors.ts";
+import type { Verdict } from "../detect/timeline.ts";
 import type { ProtocolLog } from "./spec_lint.ts";
 import { type Finding, finding } from "./findings.ts";
 import { fmtT } from "./intervals.ts";

@@ -6,7 +6,7 @@ import type { StoredRecord } from "../osc7501/store.ts";
 import { type Finding, finding } from "./findings.ts";
 import { fmtT } from "./intervals.ts";
 
-/** The spec's minimum a terminal must keep (§4: at most 256, at least 64). */
+/** The minimum a terminal must keep (docs/osc7501.md §3: at most 256, at least 64). */
 export const MIN_TERMINAL_RECORDS = 64;
 const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
@@ -78,7 +78,7 @@ export function specLint(log: ProtocolLog): Finding[] {
       ),
     );
   }
-  // Unwrapped reports are right outside tmux (spec §tmux: wrapping is for a program inside
+  // Unwrapped reports are right outside tmux (docs/osc7501.md §6: wrapping is for a program inside
   // it), so they are worth a line only when the capture says tmux, or when the program
   // wraps some reports and not others. The demo's correct emitter once drew this line.
   if (plain > 0 && (log.insideTmux || wrapped > 0)) {

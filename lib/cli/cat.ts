@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "cat",
   summary: "concatenate captures into one (resize events inserted where sizes differ)",
-  usage: "pstlab cat A B … [-o OUT] [--gap SECONDS]",
+  synopsis: "A B …",
   options: {
     output: OUTPUT,
     gap: duration("SECONDS", "pause between files (default 0)"),

@@ -31,8 +31,7 @@ const BY_EXTENSION: Record<string, CheckFormat> = { ".json": "json", ".xml": "ju
 export const spec = {
   name: "check",
   summary: "check an emitter's capture: spec lint, agreement with the screen, a golden capture, assertions",
-  usage:
-    "pstlab check FILE… [--manifest NAME|auto] [--rules FILE] [--against GOLDEN] [--tolerance DURATION] [--format text|json|junit|markdown] [-o OUT] [--strict]",
+  synopsis: "FILE…",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
     rules: text("FILE", "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state"),

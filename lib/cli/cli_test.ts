@@ -96,7 +96,7 @@ describe("scan", () => {
     assert.deepEqual([evs[2].id, evs[2].kind, evs[2].msg], ["deploy/eu", "permission", "Apply?"]);
     assert.deepEqual([evs[3].reason, evs[3].raw], ["bad-base64", "\x1b]7501;state=idle:msg=a\x07"]);
     assert.equal(evs[4].reason, "unknown-state");
-    // 9;4 is not mapped: a 7501 report came first (D19).
+    // 9;4 is not mapped: a 7501 report came first (docs/osc7501.md D19).
     assert.deepEqual([evs[5].event, evs[5].removed], ["prompt", [null, "deploy/eu"]]);
   });
   test("recordings: times from the file, exit events are lifetime events", () => {

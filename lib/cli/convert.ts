@@ -10,7 +10,7 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "convert",
   summary: "convert a capture between asciicast v3/v2, raw, ttyrec and script timing files",
-  usage: "pstlab convert IN OUT|-o OUT [--format v3|v2|raw] [--overwrite]",
+  synopsis: "IN [OUT]",
   options: { output: OUTPUT, ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
   positionals: IN_OUT,
   notes: [

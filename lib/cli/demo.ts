@@ -10,6 +10,7 @@ import { choice, flag, NONE, number, PROTOCOL, text } from "./options.ts";
 import { command as report } from "./report.ts";
 import { command as check } from "./check.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
+import { processTerminal } from "./terminal.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
 import { selfArgv } from "../runtime.ts";
@@ -17,7 +18,7 @@ import { selfArgv } from "../runtime.ts";
 export const spec = {
   name: "demo",
   summary: "score the detectors on the bundled capture, then on a live simulated session",
-  usage: "pstlab demo [--no-live] [--tasks N] [--scale F] [--seed N] [--record FILE] [--protocol MODE]",
+  synopsis: "",
   options: {
     "no-live": flag("only the bundled capture"),
     "no-report": flag(
@@ -108,8 +109,8 @@ export const command = defineCommand(spec, async (p) => {
     captureInput: false,
     answer: true,
     env,
-    forwardStdin: false,
-    stdoutFd: null,
+    // Headless, nothing typed: the terminal only brings the signals that stop a recording.
+    terminal: processTerminal({ show: false, input: false }),
     timeout: Math.max(120, tasks * 60 * scale + 120),
   };
   const header = headerFor(opts, {

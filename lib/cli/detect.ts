@@ -1,12 +1,11 @@
 // `pstlab detect`: what a detector says at a time.
 
 import { defineCommand, out } from "./common.ts";
-import { AT, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
+import { AT, DETECTOR_NOTES, flag, INPUT_OPTIONS, MANIFEST, ONE_FILE, text } from "./options.ts";
 import { openInput, openOptions, printWarnings } from "./input.ts";
-import { pickManifest } from "./detect_common.ts";
-import { AUTO, withManifest } from "../detect/choose.ts";
+import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { createDetector } from "../detect/detectors.ts";
+import { createDetector, manifestForDetector, withManifest } from "../detect/kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { verdictAt } from "../detect/timeline.ts";
 import { disarm, round6 } from "../text.ts";
@@ -14,20 +13,19 @@ import { disarm, round6 } from "../text.ts";
 export const spec = {
   name: "detect",
   summary: "the verdict of a detector (default: the manifest's screen rules) at a time",
-  usage: "pstlab detect FILE [--manifest NAME|PATH] [--at SECONDS] [--detector NAME] [--json]",
+  synopsis: "FILE",
   options: {
     manifest: MANIFEST,
     at: AT,
-    detector: text(
-      "NAME",
-      "another detector: protocol, question, quiet>=2s, combined:claude,\nherdr:claude, hash@500ms, … (replayed from the start at its own rate)",
-    ),
+    detector: text("NAME", "another detector (see below), replayed from the start at its own rate"),
     json: flag('{"t", "state", "needsYou", "rule", "evidence", "manifest", …}'),
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
   notes: [
     "Works on recordings, raw streams and screen snapshots (.ansi.txt, .snap); --size sets the size of raw input.",
+    "",
+    ...DETECTOR_NOTES,
   ],
   examples: [
     "pstlab detect session.cast --at 61.2",
@@ -38,11 +36,9 @@ export const spec = {
 
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
-  const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
-  const detector = createDetector(
-    withManifest(p.values.detector ?? `screen:${AUTO}@write`, chosen.name),
-    resolveManifest,
-  );
+  const asked = p.values.detector ?? `screen:${AUTO}@write`;
+  const chosen = await manifestForDetector(asked, rec, p.values.manifest, openOptions(p.values));
+  const detector = createDetector(withManifest(asked, chosen.name), resolveManifest);
   const at = p.values.at;
   const { timelines, end } = await runDetectors(rec.header, rec.events, [detector], { until: at });
   const v = verdictAt(timelines[0], end)!;

@@ -5,19 +5,16 @@ import type { Recording } from "../recording/model.ts";
 import { Observer } from "../detect/observer.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import type { Manifest } from "../detect/manifest.ts";
-import { AUTO, type ManifestChoice } from "../detect/choose.ts";
-import { autoManifest } from "../../replay/analyze.ts";
+import { type ManifestChoice, manifestFor } from "../detect/choose.ts";
 import type { OpenOptions } from "../recording/open.ts";
 
-/** --manifest: a name or path as given, or `auto` (the default) chosen from the recording. */
+/** --manifest: a name or path as given, or `auto` (the default) chosen from the recording; loaded. */
 export async function pickManifest(
   rec: Recording,
   flag: string | undefined,
   open: OpenOptions = {},
 ): Promise<ManifestChoice & { manifest: Manifest }> {
-  const choice = !flag || flag === AUTO
-    ? await autoManifest(rec.path, rec.header, open)
-    : { name: flag, why: "--manifest" };
+  const choice = await manifestFor(rec.path, rec.header, flag, open);
   return { ...choice, manifest: resolveManifest(choice.name) };
 }
 

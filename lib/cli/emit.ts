@@ -9,8 +9,7 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "emit",
   summary: "print one OSC 7501 sequence (or the query) for shell scripts",
-  usage:
-    "pstlab emit STATE [MESSAGE] [--id ID] [--app APP] [--kind KIND] [--progress N] [--title TEXT] [--bel] [--tmux]",
+  synopsis: "STATE [MESSAGE]",
   args: [
     ["STATE", "idle, working, done, blocked, error, clear — or `query`"],
     ["MESSAGE", "one line of text (sent base64-encoded as msg)"],
@@ -23,7 +22,11 @@ export const spec = {
     title: text("TEXT", "short label for the record"),
     bel: flag("terminate with BEL instead of ESC \\"),
     tmux: flag("wrap in tmux DCS passthrough (needs allow-passthrough on)"),
-    osc94: flag("also print the OSC 9;4 progress mirror for legacy terminals"),
+    osc94: {
+      ...flag("also print the OSC 9;4 progress mirror for legacy terminals"),
+      conflicts: ["id"],
+      reason: "OSC 9;4 mirrors the root record only",
+    },
   },
   positionals: { min: 1, max: 2 },
   notes: [
@@ -66,7 +69,6 @@ export const command = defineCommand(spec, (p) => {
   if (!r.ok) throw new UsageError(`emit: refused: ${r.detail} (${r.reason})`);
   let s = new TextDecoder().decode(r.bytes);
   if (v.osc94) {
-    if (v.id) throw new UsageError("emit: --osc94 mirrors the root record only (no --id)");
     const mirror = new TextEncoder().encode(
       `\x1b]9;${osc94Mirror(state, progress)}${terminator === "st" ? "\x1b\\" : "\x07"}`,
     );

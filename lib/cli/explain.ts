@@ -11,7 +11,7 @@ import { disarm, paint, round6 } from "../text.ts";
 export const spec = {
   name: "explain",
   summary: "show every manifest rule at a time: matched or not, and the text it saw",
-  usage: "pstlab explain FILE [--manifest NAME|PATH] [--at SECONDS] [--json]",
+  synopsis: "FILE",
   options: {
     manifest: MANIFEST,
     at: AT,

@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { encodeTtyrecFrame } from "../recording/ttyrec.ts";
-import { cli, hasShared, SHARED, tmpDir, which, writeTmp } from "../testkit.ts";
+import { cli, encodeTtyrecFrame, hasShared, SHARED, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir();
 const te = new TextEncoder();

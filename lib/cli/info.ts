@@ -10,7 +10,7 @@ import { disarm, round6 } from "../text.ts";
 export const spec = {
   name: "info",
   summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
-  usage: "pstlab info FILE [--json]",
+  synopsis: "FILE",
   options: { json: flag("machine-readable output"), ...INPUT_OPTIONS },
   positionals: ONE_FILE,
   examples: ["pstlab info fixtures/captures/fake-claude.cast", "pstlab info --json session.cast | jq .osc7501"],

@@ -7,7 +7,9 @@
 
 import { UsageError } from "../errors.ts";
 import { parseDuration, parseNumber, parseSize } from "../units.ts";
-import { PROTOCOL_MODES, type ProtocolMode } from "../sim/agent.ts";
+import { PLAIN_MODES, PROTOCOL_MODES, type ProtocolMode } from "../sim/modes.ts";
+import { detectorHelp } from "../detect/kinds.ts";
+import { BUNDLED } from "../detect/bundled.ts";
 
 export interface Opt<T> {
   short?: string;
@@ -18,6 +20,12 @@ export interface Opt<T> {
   parse: (raw: string, flag: string) => T;
   /** Repeatable: every value is kept (the parsed values are collected in an array). */
   multiple?: boolean;
+  /** Options that cannot be given with this one (asciinema's conflicts_with); the parser refuses both. */
+  conflicts?: readonly string[];
+  /** Options of which at least one must be given with this one (it means nothing alone). */
+  requires?: readonly string[];
+  /** Why the conflict, for its message ("--label takes capture times"). */
+  reason?: string;
 }
 
 export type Options = Record<string, Opt<unknown>>;
@@ -29,7 +37,8 @@ export type Values<O extends Options> = {
 export interface CommandDef<O extends Options = Options> {
   name: string;
   summary: string;
-  usage: string;
+  /** The positional arguments as usage shows them (`FILE…`, `IN [OUT]`); the options are added from the table. */
+  synopsis: string;
   /** Positional arguments described in help ([name, text]). */
   args?: string[][];
   options: O;
@@ -110,9 +119,16 @@ export const JOBS = number("N", "analyse files in parallel on N worker threads (
 export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
 export const MANIFEST = text(
   "NAME|PATH",
-  "rules: claude, codex, generic, a .toml file (Herdr's format or first-match),\nor auto (default: chosen from the recording's command and title)",
+  `rules: ${
+    Object.keys(BUNDLED).join(", ")
+  },\na .toml file (Herdr's format or first-match), or auto (the default: chosen\nfrom the recording's command, title or screen)`,
 );
 export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
+/** The detector kinds, for the notes of every command that takes detector names. */
+export const DETECTOR_NOTES = [
+  "Detectors (<m>: a bundled manifest, auto or a .toml path; <iv>: 50ms, 0.7s, write …):",
+  ...detectorHelp(),
+];
 export const SIZE: Opt<{ cols: number; rows: number }> = {
   arg: "COLSxROWS",
   help: "size for inputs without one (raw, ttyrec); default 120x32",
@@ -121,14 +137,15 @@ export const SIZE: Opt<{ cols: number; rows: number }> = {
 /** `--protocol MODE` of the simulated agent (sim, demo). */
 export const PROTOCOL: Opt<ProtocolMode> = {
   arg: "MODE",
-  help:
-    "how the agent reports: correct (default), none, late=DURATION, no-blocked,\nstale, malformed, children, flap (see pstlab sim --help)",
+  help: `how the agent reports: ${
+    PROTOCOL_MODES.map((m) => m.name).join(", ")
+  }\n(correct by default; see pstlab sim --help)`,
   parse: (s, f) => {
     const late = /^late=(.+)$/.exec(s);
     if (late) return { mode: "late", delay: parseDuration(late[1], f) };
-    const plain = ["correct", "none", "no-blocked", "stale", "malformed", "children", "flap"] as const;
-    if ((plain as readonly string[]).includes(s)) return { mode: s as (typeof plain)[number] };
-    throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.join(", ")})`);
+    const plain = PLAIN_MODES.find((m) => m === s);
+    if (plain) return { mode: plain };
+    throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.map((m) => m.name).join(", ")})`);
   },
 };
 
@@ -262,14 +279,37 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
     }
   }
   if (values.help) return null;
+  checkCombinations(cmd, values);
   const { min, max } = cmd.positionals ?? {};
   if (max !== undefined && positionals.length > max && !cmd.positionals?.stopAtFirst) {
     throw usage(`unexpected argument "${positionals[max]}"`);
   }
-  if (min !== undefined && positionals.length < min) {
-    throw new UsageError(`${cmd.name}: missing argument (usage: ${cmd.usage})`);
-  }
+  if (min !== undefined && positionals.length < min) throw missingArgument(cmd);
   return { values: values as Values<O>, positionals, argv };
+}
+
+/** `NAME: missing argument (usage: …)`, one line. */
+export function missingArgument(cmd: CommandDef): UsageError {
+  return new UsageError(`${cmd.name}: missing argument (usage: ${usageLine(cmd)})`);
+}
+
+const or = (names: readonly string[]) =>
+  names.length < 2 ? `--${names[0]}` : `${names.slice(0, -1).map((n) => `--${n}`).join(", ")} or --${names.at(-1)}`;
+
+/** Every option's declared conflicts and requirements, checked once all flags are read. */
+function checkCombinations(cmd: CommandDef, values: Record<string, unknown>): void {
+  for (const [name, o] of Object.entries(cmd.options)) {
+    if (values[name] === undefined) continue;
+    const clash = o.conflicts?.find((c) => values[c] !== undefined);
+    if (clash) {
+      throw new UsageError(
+        `${cmd.name}: --${name} and --${clash} cannot be used together${o.reason ? ` (${o.reason})` : ""}`,
+      );
+    }
+    if (o.requires && !o.requires.some((r) => values[r] !== undefined)) {
+      throw new UsageError(`${cmd.name}: --${name} needs ${or(o.requires)}`);
+    }
+  }
 }
 
 // ---- help ---------------------------------------------------------------------------------
@@ -282,14 +322,63 @@ function helpLines(left: string, help: string): string[] {
   return [head, ...rest.map((l) => " ".repeat(COL) + l)];
 }
 
+/** How an option is written in usage: `[-o FILE]`, `[--json]`, `[--pattern RE]…`. */
+function optionWord(name: string, o: Opt<unknown>): string {
+  return `${o.short ? `-${o.short}` : `--${name}`}${o.arg ? ` ${o.arg}` : ""}`;
+}
+
+/** Every option of the table in brackets, conflicting ones as alternatives (`[--append | --overwrite]`). */
+function optionWords(cmd: CommandDef): string[] {
+  const words: string[] = [];
+  const done = new Set<string>();
+  for (const [name, o] of Object.entries(cmd.options)) {
+    if (done.has(name)) continue;
+    const alts = [name, ...(o.conflicts ?? []).filter((c) => Object.hasOwn(cmd.options, c) && !done.has(c))];
+    alts.forEach((a) => done.add(a));
+    words.push(`[${alts.map((a) => optionWord(a, cmd.options[a])).join(" | ")}]${o.multiple ? "…" : ""}`);
+  }
+  return words;
+}
+
+/** The one-line usage errors quote: `pstlab report [OPTIONS] FILE…`. */
+export function usageLine(cmd: CommandDef): string {
+  return [`pstlab ${cmd.name}`, "[OPTIONS]", cmd.synopsis].filter(Boolean).join(" ");
+}
+
+const USAGE_WIDTH = 100;
+
+/** Help's usage: the positionals and every option of the table (record's options come before its command), wrapped. */
+export function usageLines(cmd: CommandDef): string[] {
+  const head = `Usage: pstlab ${cmd.name}`;
+  const opts = optionWords(cmd);
+  const words = (cmd.positionals?.stopAtFirst ? [...opts, cmd.synopsis] : [cmd.synopsis, ...opts]).filter(Boolean);
+  const lines = [head];
+  for (const w of words) {
+    if (lines.at(-1)!.length + 1 + w.length > USAGE_WIDTH && lines.at(-1)!.trim() !== "") {
+      lines.push(" ".repeat(head.length));
+    }
+    lines[lines.length - 1] += ` ${w}`;
+  }
+  return lines;
+}
+
+/** An option's help text, with what it cannot go with and what it needs. */
+function optionHelp(o: Opt<unknown>): string {
+  const notes = [
+    ...(o.conflicts?.length ? [`not with ${or(o.conflicts)}`] : []),
+    ...(o.requires?.length ? [`needs ${or(o.requires)}`] : []),
+  ];
+  return notes.length ? `${o.help} (${notes.join("; ")})` : o.help;
+}
+
 export function helpText(cmd: CommandDef): string {
-  const out = [`pstlab ${cmd.name} — ${cmd.summary}`, "", `Usage: ${cmd.usage}`];
+  const out = [`pstlab ${cmd.name} — ${cmd.summary}`, "", ...usageLines(cmd)];
   if (cmd.args?.length) out.push("", "Arguments:", ...cmd.args.flatMap(([a, h]) => helpLines(`  ${a}`, h ?? "")));
   if (cmd.notes?.length) out.push("", ...cmd.notes);
   out.push("", "Options:");
   for (const [name, o] of [...Object.entries(cmd.options), ["help", HELP] as const]) {
     const left = `  ${o.short ? `-${o.short}, ` : ""}--${name}${o.arg ? ` ${o.arg}` : ""}`;
-    out.push(...helpLines(left, o.help));
+    out.push(...helpLines(left, optionHelp(o)));
   }
   out.push("", "Examples:", ...cmd.examples.map((e) => `  ${e}`));
   return out.join("\n") + "\n";

@@ -2,20 +2,36 @@
 // that every command's help lists exactly the options it parses.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type CommandDef, duration, flag, formatFor, helpText, list, number, parseCommand, text } from "./options.ts";
+import {
+  type CommandDef,
+  duration,
+  flag,
+  formatFor,
+  helpText,
+  list,
+  number,
+  type Opt,
+  parseCommand,
+  text,
+  usageLine,
+  usageLines,
+} from "./options.ts";
 import { COMMANDS } from "./commands.ts";
 import { UsageError } from "../errors.ts";
 
 const cmd = {
   name: "t",
   summary: "a test command",
-  usage: "pstlab t …",
+  synopsis: "[A [B]]",
   options: {
     output: text("FILE", "out", "o"),
     quiet: flag("quiet", "q"),
     at: duration("S", "time"),
     n: number("N", "count", { min: 1, max: 9, integer: true }),
     list: list("L", "items"),
+    append: { ...flag("append"), conflicts: ["overwrite", "quiet"], reason: "it keeps the file" },
+    overwrite: flag("overwrite"),
+    gate: { ...text("G", "gate"), requires: ["n", "at"] },
   },
   positionals: { max: 2 },
   examples: ["pstlab t"],
@@ -58,6 +74,23 @@ describe("option table parser", () => {
     usage(["a", "b", "c"], /unexpected argument "c"/);
     usage(["--list", ","], /--list is empty/);
   });
+  test("declared conflicts and requirements, whichever order the flags come in", () => {
+    usage(["--append", "--overwrite"], /^t: --append and --overwrite cannot be used together \(it keeps the file\)$/);
+    usage(["--overwrite", "--append"], /^t: --append and --overwrite cannot be used together/);
+    usage(["-q", "--append"], /^t: --append and --quiet cannot be used together/);
+    usage(["--gate", "x"], /^t: --gate needs --n or --at$/);
+    assert.deepEqual(parseCommand(cmd, ["--gate", "x", "--at", "1"])!.values, { gate: "x", at: 1 });
+    assert.deepEqual(parseCommand(cmd, ["--append"])!.values, { append: true });
+    assert.equal(parseCommand(cmd, ["--append", "--overwrite", "--help"]), null);
+  });
+  test("usage lists every option and the positionals; help says what each cannot go with", () => {
+    assert.equal(usageLine(cmd), "pstlab t [OPTIONS] [A [B]]");
+    const u = usageLines(cmd).join("\n");
+    assert.match(u, /^Usage: pstlab t \[A \[B\]\] \[-o FILE\] \[-q\] \[--at S\]/);
+    assert.match(u, /\[--append \| --overwrite\]/);
+    assert.match(helpText(cmd), /--append +append \(not with --overwrite or --quiet\)/);
+    assert.match(helpText(cmd), /--gate G +gate \(needs --n or --at\)/);
+  });
   test("record-style: options end at the first positional", () => {
     const p = parseCommand(rec, ["-q", "ls", "-o", "x", "--nope"])!;
     assert.deepEqual(p.values, { quiet: true });
@@ -76,12 +109,67 @@ describe("option table parser", () => {
   });
 });
 
+/** A value the option's own parser accepts, so a combination is refused for the combination alone. */
+function sampleValue(name: string, o: Opt<unknown>): string[] {
+  if (o.arg === undefined) return [`--${name}`];
+  for (const v of ["1", "x.json", "1/2", "80x24", "none", "claude", "v3", "ms", "markdown", "correct"]) {
+    try {
+      o.parse(v, `--${name}`);
+      return [`--${name}`, v];
+    } catch { /* the next */ }
+  }
+  throw new Error(`no sample value for --${name}`);
+}
+
+describe("every command's declared combinations are enforced by the parser", () => {
+  for (const c of COMMANDS) {
+    const opts = Object.entries(c.spec.options).filter(([, o]) => o.conflicts || o.requires);
+    for (const [name, o] of opts) {
+      test(`${c.spec.name} --${name}`, () => {
+        for (const other of [...(o.conflicts ?? []), ...(o.requires ?? [])]) {
+          assert.ok(Object.hasOwn(c.spec.options, other), `--${other} is not an option of ${c.spec.name}`);
+        }
+        const arg = sampleValue(name, o);
+        for (const other of o.conflicts ?? []) {
+          const both = sampleValue(other, c.spec.options[other]);
+          const re = new RegExp(`^${c.spec.name}: --${name} and --${other} cannot be used together`);
+          usage([...arg, ...both], re, c.spec);
+          usage([...both, ...arg], re, c.spec);
+        }
+        if (o.requires) {
+          usage(arg, new RegExp(`^${c.spec.name}: --${name} needs `), c.spec);
+          for (const r of o.requires) {
+            const p = parseCommand(c.spec, [...arg, ...sampleValue(r, c.spec.options[r]), "f"]);
+            assert.ok(p, `${c.spec.name} --${name} --${r}`);
+          }
+        }
+      });
+    }
+  }
+  test("the five combinations once checked by hand are declared", () => {
+    const declared = (cmd: string, a: string, b: string) =>
+      COMMANDS.find((c) => c.spec.name === cmd)!.spec.options[a].conflicts?.includes(b);
+    assert.ok(declared("record", "append", "overwrite"));
+    assert.ok(declared("report", "merge", "shard"));
+    assert.ok(declared("play", "label", "idle-time-limit"));
+    assert.ok(declared("emit", "osc94", "id"));
+    assert.ok(declared("redact", "check", "output"));
+  });
+});
+
 describe("help comes from the same table", () => {
   for (const c of COMMANDS) {
     test(c.spec.name, () => {
       const help = helpText(c.spec);
       const listed = [...help.matchAll(/^ {2}(?:-[a-zA-Z], )?--([a-z0-9-]+)/gm)].map((m) => m[1]);
       assert.deepEqual(listed, [...Object.keys(c.spec.options), "help"]);
+      // The usage names every option (it once left out play's --label, demo's --format, emit's --osc94).
+      const synopsis = usageLines(c.spec).join(" ");
+      for (const [name, o] of Object.entries(c.spec.options)) {
+        const word = o.short ? `-${o.short}` : `--${name}`;
+        assert.ok(new RegExp(`[[ ]${word}[ \\]]`).test(synopsis), `usage omits --${name}`);
+      }
+      assert.ok(usageLines(c.spec).every((l) => l.length <= 100), "usage wider than 100 columns");
       assert.match(help, /\nExamples:\n {2}\S/);
       for (const [name, o] of Object.entries(c.spec.options)) {
         if (o.short) assert.match(help, new RegExp(`-${o.short}, --${name}`));

@@ -1,7 +1,18 @@
 // `pstlab play`: replay a capture to the terminal, optionally side by side with live verdicts.
 
 import { colorEnabled, defineCommand, err } from "./common.ts";
-import { DETECTORS, duration, flag, INPUT_OPTIONS, MANIFEST, number, ONE_FILE, text, type Values } from "./options.ts";
+import {
+  DETECTOR_NOTES,
+  DETECTORS,
+  duration,
+  flag,
+  INPUT_OPTIONS,
+  MANIFEST,
+  number,
+  ONE_FILE,
+  text,
+  type Values,
+} from "./options.ts";
 import { LabelFile } from "../../replay/label_file.ts";
 import { openInput, openOptions } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
@@ -9,17 +20,27 @@ import { keyFor, Player } from "../../replay/player.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
 import { writeAllSync } from "../recording/sink.ts";
 import { SideBySide } from "../../replay/side_by_side.ts";
-import { createDetector } from "../detect/detectors.ts";
+import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { AUTO, withManifest } from "../detect/choose.ts";
+import { AUTO } from "../detect/choose.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { UsageError } from "../errors.ts";
 
+/** The side-by-side panel's detectors when --detectors is not given. */
+const PANEL = [
+  "protocol",
+  `screen:${AUTO}@50ms`,
+  `screen:${AUTO}@700ms`,
+  `tail8k:${AUTO}`,
+  "question",
+  "quiet>=2s",
+  "hash@500ms",
+  `herdr:${AUTO}`,
+];
 export const spec = {
   name: "play",
   summary: "replay a capture in the terminal (optionally side by side with live detector verdicts)",
-  usage:
-    "pstlab play FILE [--speed N] [--idle-time-limit S] [--from S] [--to S] [--pause-on-markers] [--loop] [--side-by-side]",
+  synopsis: "FILE",
   options: {
     speed: number("N", "playback speed (default 1)", { min: 1 / 64, max: 1024 }),
     "idle-time-limit": duration("S", "shorten pauses longer than S (default: the header's, else none)"),
@@ -30,14 +51,18 @@ export const spec = {
     "side-by-side": flag("the emulated screen next to a live panel: truth, OSC 7501 records, verdicts"),
     detectors: {
       ...DETECTORS,
-      help:
-        "detectors for the panel (default: protocol, screen @50ms/@700ms, tail8k,\nquestion, quiet>=2s, hash@500ms, herdr)",
+      help: `detectors for the panel (default:\n${PANEL.join(", ")})`,
+      requires: ["side-by-side"],
     },
-    manifest: MANIFEST,
-    label: text(
-      "OUT.tsv",
-      "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
-    ),
+    manifest: { ...MANIFEST, requires: ["side-by-side"] },
+    label: {
+      ...text(
+        "OUT.tsv",
+        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
+      ),
+      conflicts: ["idle-time-limit"],
+      reason: "--label takes capture times",
+    },
     ...INPUT_OPTIONS,
   },
   positionals: ONE_FILE,
@@ -47,6 +72,8 @@ export const spec = {
     "b blocked, i idle, d done, e error at the capture time shown (any speed, after pauses,",
     "steps and seeks); u undoes the last; quit with Esc or Ctrl-C. report --labels OUT.tsv",
     "then scores the capture with them.",
+    "",
+    ...DETECTOR_NOTES,
   ],
   examples: [
     "pstlab play fixtures/captures/fake-claude.cast --speed 4",
@@ -72,16 +99,6 @@ async function* tracked(events: AsyncIterable<Event>, seen: (e: Event) => void):
 }
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
-const PANEL = [
-  "protocol",
-  `screen:${AUTO}@50ms`,
-  `screen:${AUTO}@700ms`,
-  `tail8k:${AUTO}`,
-  "question",
-  "quiet>=2s",
-  "hash@500ms",
-  `herdr:${AUTO}`,
-];
 const te = new TextEncoder();
 const show = (s: string | Uint8Array) => writeAllSync(1, typeof s === "string" ? te.encode(s) : s);
 const termSize = () => {
@@ -155,9 +172,6 @@ export const command = defineCommand(spec, async (p) => {
   let player: Player | null = null;
   let panel: SideBySide | null = null;
   const labelFile = v.label ? new LabelFile(v.label) : null;
-  if (labelFile && v["idle-time-limit"] !== undefined) {
-    throw new UsageError("play: --label takes capture times: no --idle-time-limit with it");
-  }
   // The capture time shown: the last event's own time plus what has played since (idle limits compress only the wait).
   let shown = { orig: 0, at: 0 };
   const captureTime = () => shown.orig + Math.max(0, (player?.vt() ?? 0) - shown.at);

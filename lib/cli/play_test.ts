@@ -6,8 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { keyFor, Player } from "../../replay/player.ts";
-import { type Event, fromArray } from "../recording/model.ts";
-import { MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
+import type { Event } from "../recording/model.ts";
+import { fromArray, MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-play-");
 const ten = writeTmp(

@@ -10,12 +10,13 @@ import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
+import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
 
 export const spec = {
   name: "record",
   summary: "record a program in a real PTY to an asciicast v3 fixture (answers the OSC 7501 query)",
-  usage: "pstlab record [-o FILE] [--headless] [--size COLSxROWS] [--script FILE] … -- COMMAND [ARGS…]",
+  synopsis: "-- COMMAND [ARGS…]",
   options: {
     output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
     headless: flag(
@@ -33,7 +34,7 @@ export const spec = {
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
     timeout: duration("S", "end the program (SIGTERM) after S seconds"),
-    append: flag("append to an existing v3 recording"),
+    append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
     return: flag("exit with the program's status (128+signal when it was killed)"),
     quiet: flag("no status lines on stderr", "q"),
@@ -116,9 +117,9 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     answer: !v["no-answer"],
     env: childEnvironment(headless),
     script,
-    forwardStdin: headless && !stdinTty && !script,
+    // Headless: nothing is shown; piped stdin (not a script run) is still the program's input.
+    terminal: processTerminal({ show: !headless, input: !headless || (!stdinTty && !script) }),
     timeout: v.timeout,
-    stdoutFd: headless ? null : 1,
     followWinch: !v.size,
     prefixKey: v["prefix-key"] === undefined ? DEFAULT_PREFIX : v["prefix-key"],
   };
@@ -172,7 +173,6 @@ function summaryLine(outPath: string, r: SessionResult, answer: boolean): string
 
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
-  if (v.append && v.overwrite) throw new UsageError("record: --append and --overwrite cannot be used together");
   const quiet = !!v.quiet;
   const outPath = v.output ?? defaultName();
   if (outPath === "-") {

@@ -6,8 +6,19 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, MAIN, runtimeArgv, tmpDir, tmuxSession, which } from "../testkit.ts";
-import { collect, concatOutput } from "../recording/model.ts";
+import {
+  cli,
+  collect,
+  concatOutput,
+  hasProc,
+  MAIN,
+  processRunning,
+  runtimeArgv,
+  spawnCli,
+  tmpDir,
+  tmuxSession,
+  which,
+} from "../testkit.ts";
 import { openRecording } from "../recording/open.ts";
 
 const dir = tmpDir("pstlab-faults-");
@@ -15,7 +26,8 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 const pstlab = () => runtimeArgv().concat(MAIN).map(quote).join(" ");
 /** A process whose command line starts with `marker` (not the recorder, whose argv only contains it). */
-const alive = (marker: string) => spawnSync("pgrep", ["-f", `^${marker.replace(/\./g, "\\.")}`]).status === 0;
+const alive = processRunning;
+const noProc = !hasProc && "no /proc: the tests cannot see which processes survive";
 
 async function readBack(p: string) {
   const rec = await openRecording(p);
@@ -23,7 +35,18 @@ async function readBack(p: string) {
   return { events, warnings: rec.warnings, text: new TextDecoder().decode(concatOutput(events)) };
 }
 
-describe("recorder under faults", () => {
+describe("recorder under faults: no process of the recorded command survives", { skip: noProc }, () => {
+  test("the survivor check sees a running process and stops seeing it once it ends", async () => {
+    const marker = `sleep 96.${process.pid}`;
+    const child = spawn("sh", ["-c", `exec ${marker}`], { stdio: "ignore" });
+    const deadline = Date.now() + 10000;
+    while (!alive(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(alive(marker), "a running sleep is not seen");
+    assert.ok(!alive(`${marker}0`), "a prefix that no process has is seen");
+    process.kill(child.pid!, "SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    assert.ok(!alive(marker), "an ended process is still seen");
+  });
   test("a file that cannot grow (ulimit -f): one line, the program stopped, exit 1, the file readable", async () => {
     const p = path.join(dir, "full.cast");
     const marker = `sleep 97.${process.pid}`;
@@ -32,60 +55,41 @@ describe("recorder under faults", () => {
     const argv = runtimeArgv();
     if ((globalThis as { Deno?: unknown }).Deno) argv.splice(2, 0, "--no-code-cache");
     const self = argv.concat(MAIN).map(quote).join(" ");
-    const r = spawnSync("bash", [
-      "-c",
-      `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${
-        quote(`i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`)
-      }`,
-    ], { encoding: "utf8", timeout: 60000 });
+    const script = `i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done; ${marker}`;
+    const r = spawnSync("bash", ["-c", `ulimit -f 64; ${self} record -q -o ${quote(p)} -- sh -c ${quote(script)}`], {
+      encoding: "utf8",
+      timeout: 60000,
+    });
     assert.equal(r.status, 1, r.stderr);
     assert.ok(Date.now() - started < 30000);
     const lines = r.stderr.trim().split("\n");
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0], /full\.cast: cannot write: file too large .*the program was stopped/);
-    assert.ok(!alive(marker), "the recorded program survived");
+    // The limit is reached inside the loop, so the loop's shell is what must be gone.
+    assert.ok(!alive(`sh -c ${script}`) && !alive(marker), "the recorded program survived");
     // Readable up to its last complete event (how much output fits before the limit depends on the reads).
     const back = await readBack(p);
     assert.ok(fs.statSync(p).size <= 64 * 1024); // bash counts ulimit -f in KiB
     assert.ok(back.events.every((e) => e.kind === "output"), "no exit event: the recording was cut");
   });
-  test("no process of the recorded command survives: a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
+  test("a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
     const marker = `sleep 98.${process.pid}`;
-    const r = cli([
-      "record",
-      "-q",
-      "-o",
-      path.join(dir, "group.cast"),
-      "--timeout",
-      "1",
-      "--",
-      "sh",
-      "-c",
-      `trap "" TERM HUP; ${marker} & wait`,
-    ]);
+    const group = path.join(dir, "group.cast");
+    const script = `trap "" TERM HUP; ${marker} & echo started; wait`;
+    const r = cli(["record", "-q", "-o", group, "--timeout", "1", "--", "sh", "-c", script]);
     assert.equal(r.code, 0, r.stderr);
+    assert.match(fs.readFileSync(group, "utf8"), /started/, "the grandchild was started");
     assert.ok(!alive(marker), "the grandchild survived");
   });
   test("SIGTERM to the recorder: the group ended, the file and its exit event kept, exit 143", async () => {
     const p = path.join(dir, "term.cast");
     const marker = `sleep 99.${process.pid}`;
-    const [cmd, ...pre] = runtimeArgv();
-    const child = spawn(cmd, [
-      ...pre,
-      MAIN,
-      "record",
-      "-q",
-      "-o",
-      p,
-      "--",
-      "sh",
-      "-c",
-      `trap "" TERM HUP; echo started; ${marker}`,
-    ], { stdio: "ignore" });
+    const child = spawnCli(["record", "-q", "-o", p, "--", "sh", "-c", `trap "" TERM HUP; echo started; ${marker}`]);
     const deadline = Date.now() + 20000;
     // The program's first output is in the file once the recorder runs its session (signal handlers included).
     const started = () => fs.existsSync(p) && fs.readFileSync(p, "utf8").includes("started") && alive(marker);
     while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(started(), "the recorded program never started");
     // process.kill, not child.kill: Deno's child_process reports a child it signalled itself as killed by that signal.
     process.kill(child.pid!, "SIGTERM");
     const code = await new Promise((r) => child.on("exit", (c) => r(c)));
@@ -95,6 +99,9 @@ describe("recorder under faults", () => {
     assert.match(back.text, /started/);
     assert.equal(back.events.at(-1)?.kind, "exit");
   });
+});
+
+describe("recorder under faults", () => {
   test("piped stdin that ends is the program's end of file", () => {
     const p = path.join(dir, "eof.cast");
     const r = cli(["record", "-q", "-o", p, "--", "cat"], { input: "echo hi\n", timeout: 20000 });
@@ -172,30 +179,18 @@ describe("writers never leave half a file", () => {
   );
 });
 
-test("tools these tests need", { skip: !which("pgrep") && "pgrep is not installed" }, () => {});
-
 describe("interactive recorder, signalled from outside", { skip: !which("tmux") && "tmux is not installed" }, () => {
   test("SIGINT in raw mode: the exit event and the summary are written, exit 130", async () => {
     const sock = path.join(dir, "int.sock");
     const p = path.join(dir, "int.cast");
-    const { tm, pane, wait } = tmuxSession(sock, "i");
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "i",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`,
-    );
+    const { tm, start, pane, wait } = tmuxSession(sock, "i");
+    start(`${pstlab()} record -o ${quote(p)} -- bash --norc --noprofile -i; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       tm("send-keys", "-t", "i", "-l", "echo alive");
       tm("send-keys", "-t", "i", "Enter");
       assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
-      spawnSync("pkill", ["-INT", "-f", `record -o ${p}`]);
+      assert.equal(spawnSync("pkill", ["-INT", "-f", `record -o ${p}`]).status, 0, "pkill found no recorder");
       assert.ok(await wait(() => /RC=\d+/.test(pane())), pane());
       assert.match(pane(), /pstlab: recorded .*int\.cast/);
       assert.match(pane(), /RC=130/);
@@ -211,19 +206,9 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
   test("prefix + w/p/i between typed text: three markers in order; no ^] reaches cat -v; the prefix twice sends one", async () => {
     const sock = path.join(dir, "lbl.sock");
     const p = path.join(dir, "labelled.cast");
-    const { tm, pane, wait } = tmuxSession(sock, "l");
+    const { tm, start, pane, wait } = tmuxSession(sock, "l");
     const send = (...keys: string[]) => tm("send-keys", "-t", "l", ...keys);
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "l",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`,
-    );
+    start(`${pstlab()} record -o ${quote(p)} -- cat -v; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /label the truth with Ctrl-\]/.test(pane())), pane());
       for (const [text, key] of [["one", "w"], ["two", "p"], ["three", "i"]]) {
@@ -261,7 +246,7 @@ describe("labelling the truth while recording, under tmux", { skip: !which("tmux
 });
 
 describe("labelling the truth while replaying, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
-  test("play --label at --speed 4: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
+  test("play --label at --speed 2: labels at the capture time shown; u removes the last; the file continues and scores", async () => {
     const cast = path.join(dir, "marks.cast");
     fs.writeFileSync(
       cast,
@@ -270,18 +255,8 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
     const out = path.join(dir, "marks.tsv");
     fs.writeFileSync(out, "0\tidle\n");
     const sock = path.join(dir, "play.sock");
-    const { tm, pane, wait } = tmuxSession(sock, "pl");
-    tm(
-      "new-session",
-      "-d",
-      "-s",
-      "pl",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      `${pstlab()} play ${quote(cast)} --speed 4 --label ${quote(out)}; echo "RC=$?"; sleep 30`,
-    );
+    const { tm, start, pane, wait } = tmuxSession(sock, "pl");
+    start(`${pstlab()} play ${quote(cast)} --speed 2 --label ${quote(out)}; echo "RC=$?"; sleep 30`);
     try {
       assert.ok(await wait(() => /mark-one/.test(pane())), pane());
       tm("send-keys", "-t", "pl", "-l", "w");
@@ -299,8 +274,10 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
     const lines = fs.readFileSync(out, "utf8").trim().split("\n").map((l) => l.split("\t"));
     assert.deepEqual(lines.map((l) => l[1]), ["idle", "working", "idle"]);
     const [, w, i] = lines.map((l) => Number(l[0]));
-    assert.ok(Math.abs(w - 2) < 0.5, `working at ${w}, expected ~2`);
-    assert.ok(Math.abs(i - 6) < 0.5, `idle at ${i}, expected ~6`);
+    // Each key was pressed while its mark was the last shown: the label lands after that
+    // mark's capture time and before the next one's (how late within that depends on load).
+    assert.ok(w >= 2 && w < 4, `working at ${w}, expected after mark-one (2 s), before mark-two (4 s)`);
+    assert.ok(i >= 6 && i < 8, `idle at ${i}, expected after mark-three (6 s), before the end (8 s)`);
     const r = cli(["report", cast, "--labels", out, "--detectors", "quiet>=1s", "--format", "json"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).inputs[0].truth, `labels:${out}`);

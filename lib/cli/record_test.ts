@@ -4,10 +4,22 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
-import { collect, concatOutput, type Event } from "../recording/model.ts";
-import { cli, MAIN, ROOT, runtimeArgv, tmpDir, tmuxSession, which, writeTmp } from "../testkit.ts";
+import { type Event } from "../recording/model.ts";
+import {
+  cli,
+  collect,
+  concatOutput,
+  MAIN,
+  ROOT,
+  runtimeArgv,
+  spawnCli,
+  tmpDir,
+  tmuxSession,
+  which,
+  writeTmp,
+} from "../testkit.ts";
 
 const dir = tmpDir("pstlab-rec-");
 let n = 0;
@@ -91,16 +103,8 @@ describe("record (headless, real PTY)", () => {
   });
   test("a resize mid-run is seen by the child and recorded", async () => {
     const p = castPath(), s = writeTmp(dir, "resize.txt", "wait /ready/\nresize 100x30\nwait /WINCH 30 100/\n");
-    const r = record([
-      "--script",
-      s,
-      "-o",
-      p,
-      "--",
-      "bash",
-      "-c",
-      "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done",
-    ]);
+    const program = "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done";
+    const r = record(["--script", s, "-o", p, "--", "bash", "-c", program]);
     assert.equal(r.code, 0, r.stderr);
     const evs = (await events(p)).events;
     assert.ok(evs.some((e) => e.kind === "resize" && e.cols === 100 && e.rows === 30));
@@ -194,20 +198,13 @@ describe("record (headless, real PTY)", () => {
 describe("durability", () => {
   test("a recorder killed with SIGKILL leaves a file that reads back up to its last line", async () => {
     const p = castPath();
-    const [cmd, ...pre] = runtimeArgv();
-    const child = spawn(cmd, [
-      ...pre,
-      MAIN,
-      "record",
-      "-q",
-      "-o",
-      p,
-      "--",
-      "sh",
-      "-c",
-      "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done",
-    ], { stdio: "ignore" });
-    await new Promise((r) => setTimeout(r, 1500));
+    const loop = "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done";
+    const child = spawnCli(["record", "-q", "-o", p, "--", "sh", "-c", loop]);
+    // Killed once ten lines are in the file, however fast the machine runs today.
+    const deadline = Date.now() + 30000;
+    while (!(fs.existsSync(p) && /line 10\b/.test(fs.readFileSync(p, "utf8"))) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
     const { events: evs } = await events(p);
@@ -271,7 +268,7 @@ describe("interactive, recorder signalled", { skip: !which("tmux") && "tmux is n
       assert.ok(await wait(() => /recording to/.test(pane())), pane());
       type("echo alive");
       assert.ok(await wait(() => /^alive$/m.test(pane())), pane());
-      spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]);
+      assert.equal(spawnSync("pkill", ["-TERM", "-f", `record -o ${p}`]).status, 0, "pkill found no recorder");
       assert.ok(await wait(() => /RECORDER-DONE/.test(pane())), pane());
     } finally {
       tm("kill-server");

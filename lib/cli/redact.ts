@@ -24,15 +24,18 @@ export const spec = {
   name: "redact",
   summary:
     "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
-  usage:
-    "pstlab redact IN OUT|-o OUT --pattern REGEX… [--env-values] [--replace TEXT] | redact --check FILE --pattern REGEX…",
+  synopsis: "IN [OUT]",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag(
       "also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
     ),
     replace: text("TEXT", "replacement text (default [REDACTED])"),
-    check: flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
+    check: {
+      ...flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
+      conflicts: ["output"],
+      reason: "--check writes nothing",
+    },
     "max-secret": number("N", "longest secret still found when split across reads (default 4096)", {
       min: 1,
       max: 1 << 20,
@@ -101,7 +104,7 @@ async function check(rec: Recording, red: Redactor): Promise<number> {
 export const command = defineCommand(spec, async (p) => {
   const patterns = compilePatterns(p.values.pattern ?? []);
   if (p.values.check) {
-    if (p.positionals.length !== 1 || p.values.output) {
+    if (p.positionals.length !== 1) {
       throw new UsageError("redact --check takes one FILE and writes nothing");
     }
   }

@@ -5,6 +5,7 @@ import * as os from "node:os";
 import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
 import {
   choice,
+  DETECTOR_NOTES,
   DETECTORS,
   duration,
   flag,
@@ -13,6 +14,7 @@ import {
   JOBS,
   list,
   MANIFEST,
+  missingArgument,
   number,
   OUTPUT,
   text,
@@ -20,9 +22,15 @@ import {
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
-import { defaultDetectorNames } from "../detect/detectors.ts";
+import {
+  canonicalIfValid,
+  defaultDetectorNames,
+  instantDetectorNames,
+  instantKinds,
+  sameDetector,
+} from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
-import { AUTO, usesAuto } from "../detect/choose.ts";
+import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText } from "../../replay/embed.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
@@ -59,8 +67,7 @@ const BY_EXTENSION: Record<string, ReportFormat> = {
 export const spec = {
   name: "report",
   summary: "score every detector against the truth: latency, missed, linger, false alarms",
-  usage:
-    "pstlab report FILE… [--truth …] [--labels FILE] [--detectors LIST] [--manifest NAME|PATH|auto] [--format FORMAT] [-o OUT] [--export-FORMAT OUT…]",
+  synopsis: "FILE…",
   options: {
     truth: text(
       "SOURCE",
@@ -90,8 +97,14 @@ export const spec = {
       "K/N",
       "analyse only the K-th of N slices of the files (every N-th, from the K-th) and\nwrite a shard file for --merge (JSON), for a corpus split across machines",
     ),
-    merge: flag("FILE… are shard files: print the report one run over all their files would print"),
-    gate: list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
+    merge: {
+      ...flag("FILE… are shard files: print the report one run over all their files would print"),
+      conflicts: ["shard"],
+    },
+    gate: {
+      ...list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
+      requires: ["max-latency", "max-missed", "max-false"],
+    },
     "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
@@ -99,8 +112,8 @@ export const spec = {
   },
   positionals: { min: 0 },
   notes: [
-    "Detectors: protocol, screen:<m>@<interval>, tail8k:<m>, question, quiet>=<N>s, title:<m>,",
-    "hash@500ms, combined:<m>, herdr:<m>; <m> is claude, codex, generic, auto or a .toml path.",
+    ...DETECTOR_NOTES,
+    "",
     "Latency: from the truth turning blocked to the detector's first needs-you. Linger: how",
     "long it keeps saying needs-you after the truth leaves blocked (mean per episode).",
     'Exit 1 when a --max-* gate fails (criterion\'s "regressed"), 2 for bad input.',
@@ -122,7 +135,8 @@ type V = Values<typeof spec.options>;
 function gateFrom(v: V): Gate | null {
   if (v["max-latency"] === undefined && v["max-missed"] === undefined && v["max-false"] === undefined) return null;
   return {
-    detectors: v.gate ?? ["protocol"],
+    // As the detectors name themselves (`screen:claude` is `screen:claude@50ms`).
+    detectors: (v.gate ?? ["protocol"]).map(canonicalIfValid),
     maxLatency: v["max-latency"],
     maxMissed: v["max-missed"],
     maxFalse: v["max-false"],
@@ -291,16 +305,9 @@ async function snapshotReport(
     })
     : labels;
   const manifest = v.manifest ?? AUTO;
-  const { kept, dropped } = instantDetectors(
-    v.detectors ??
-      [`screen:${manifest}`, `tail8k:${manifest}`, "question", `title:${manifest}`, `combined:${manifest}`],
-  );
+  const { kept, dropped } = instantDetectors(v.detectors ?? instantDetectorNames(manifest));
   if (kept.length === 0) {
-    throw new UsageError(
-      `report: none of ${
-        dropped.join(", ")
-      } can judge a single instant (use screen, tail8k, question, title or combined)`,
-    );
+    throw new UsageError(`report: none of ${dropped.join(", ")} can judge a single instant (use ${instantKinds()})`);
   }
   const judged: Judged[] = [];
   for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
@@ -338,7 +345,6 @@ async function snapshotReport(
 
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
-  if (v.merge && v.shard) throw new UsageError("report: --shard and --merge cannot be used together");
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
     if (isSnapshotLabels(text)) {
@@ -352,7 +358,7 @@ export const command = defineCommand(spec, async (p) => {
       );
     }
   }
-  if (p.positionals.length === 0) throw new UsageError(`report: missing argument (usage: ${spec.usage})`);
+  if (p.positionals.length === 0) throw missingArgument(spec);
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
@@ -362,12 +368,7 @@ export const command = defineCommand(spec, async (p) => {
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const gate = gateFrom(v);
   // A gate must name a detector of the run (or one `auto` becomes): a typo must not pass CI silently.
-  const gateable = (g: string) =>
-    detectors.includes(g) ||
-    detectors.some((d) =>
-      usesAuto(d) && d.split(":")[0] === g.split(":")[0] && (d.split("@")[1] ?? "") === (g.split("@")[1] ?? "")
-    );
-  const badGate = gate?.detectors.find((g) => !gateable(g));
+  const badGate = gate?.detectors.find((g) => !detectors.some((d) => sameDetector(g, d)));
   if (badGate) {
     throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
   }

@@ -10,7 +10,7 @@ import { alignRows, disarm, paint, round6, visible } from "../text.ts";
 export const spec = {
   name: "scan",
   summary: "list every OSC 7501 event in a capture (reports, rejects, queries, lifetime events)",
-  usage: "pstlab scan [FILE|-] [--raw] [--json]",
+  synopsis: "[FILE|-]",
   options: { json: flag("one JSON object per line (t, type, …)"), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,
   notes: [

@@ -9,7 +9,7 @@ import { disarm, round6, stripInvisible } from "../text.ts";
 export const spec = {
   name: "screen",
   summary: "print the emulated screen (viewport) at a time",
-  usage: "pstlab screen FILE [--at SECONDS] [--size COLSxROWS] [--json] [--plain]",
+  synopsis: "FILE",
   options: {
     at: AT,
     plain: flag("only the rows (no header line)"),

@@ -3,11 +3,12 @@
 import { defineCommand } from "./common.ts";
 import { flag, NONE, number, PROTOCOL } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
+import { PROTOCOL_MODES } from "../sim/modes.ts";
 
 export const spec = {
   name: "sim",
   summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
-  usage: "pstlab sim [--seed N] [--tasks N] [--scale F] [--prompt-rate P] [--always-report] [--protocol MODE]",
+  synopsis: "",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
     tasks: number("N", "tasks before it accepts /exit (default 30)", { min: 0, max: 10000, integer: true }),
@@ -22,14 +23,7 @@ export const spec = {
     "state to $PSTLAB_LABELS when recorded by pstlab record, so captures carry truth.",
     "",
     "--protocol MODE makes it a regressed emitter, for testing `pstlab check`:",
-    "  correct       reports as Claude Code does (the default)",
-    "  none          never reports",
-    "  late=DURATION every report delayed, e.g. late=2s",
-    "  no-blocked    never reports blocked, though the prompt shows",
-    "  stale         exits still reporting working (no final idle)",
-    "  malformed     every fourth report broken: bad base64, an oversize msg, a control character",
-    "  children      a root record plus a child record task/N per task, done at its end",
-    "  flap          at each prompt: blocked → working → blocked within 100 ms",
+    ...PROTOCOL_MODES.map((m) => `  ${m.name.padEnd(14)}${m.help}`),
   ],
   examples: [
     "pstlab sim",

@@ -9,7 +9,7 @@ import { alignRows, disarm, round6 } from "../text.ts";
 export const spec = {
   name: "status",
   summary: "show the OSC 7501 records a terminal would hold at a time",
-  usage: "pstlab status [FILE|-] [--at SECONDS] [--raw] [--json]",
+  synopsis: "[FILE|-]",
   options: { at: AT, json: flag('{"records":[…]}: root first, then ids in lexicographic order'), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,
   examples: [

@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 export const spec = {
   name: "trim",
   summary: "keep the part of a capture between two times",
-  usage: "pstlab trim IN OUT|-o OUT --from S --to S [--keep-prelude]",
+  synopsis: "IN [OUT]",
   options: {
     from: duration("S", "start (seconds, or 1m30s …); default 0"),
     to: duration("S", "end; default the end of the capture"),

@@ -5,6 +5,8 @@
 // default stays claude, the program the reference table is about.
 
 import type { Header } from "../recording/model.ts";
+import type { OpenOptions } from "../recording/open.ts";
+import { sniffScreen } from "./sniff.ts";
 
 export const AUTO = "auto";
 
@@ -64,11 +66,19 @@ const SCREEN_MARKERS: [RegExp, string, string][] = [
   [/\bAmp\b.*(?:thinking|streaming)|ampcode/i, "amp", "Amp's footer"],
 ];
 
-/** A detector name with `auto` as its manifest (`screen:auto@50ms`) made concrete. */
-export function withManifest(detector: string, manifest: string): string {
-  return detector.replace(/^([a-z0-9]+):auto(?=@|$)/, `$1:${manifest}`);
-}
-
-export function usesAuto(detector: string): boolean {
-  return /^[a-z0-9]+:auto(?=@|$)/.test(detector);
+/**
+ * Which rules a capture is read with, for every command (report, check, play, detect,
+ * explain, snapshot scoring): the --manifest the user named, or for `auto` (and no
+ * flag) the recording's own hints — its header first, then its screen, which costs a
+ * second short read of the file and so is asked only when the header names nothing.
+ */
+export async function manifestFor(
+  path: string,
+  header: Header,
+  flag: string | undefined,
+  open: OpenOptions,
+): Promise<ManifestChoice> {
+  if (flag !== undefined && flag !== AUTO) return { name: flag, why: "--manifest" };
+  if (header.command || header.title || header.provenance?.emitter) return chooseManifest(header);
+  return chooseManifest(header, await sniffScreen(path, open));
 }

@@ -1,25 +1,14 @@
 // The detectors pstlab replays side by side. One interface: given what a terminal
 // observer can see at a sample time, return a verdict. The sampling policy is part of
-// a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`), and names
-// are stable: they are the row labels of every report.
+// a detector's identity (`screen:claude@700ms` is not `screen:claude@50ms`); names and
+// how each kind is built are in kinds.ts.
 
 import { type DetState, evaluate, type Evaluation, FALLBACK_RULE, type Manifest, ruleMemo } from "./manifest.ts";
 import { RegionView } from "./regions.ts";
-import { sameChange } from "./timeline.ts";
+import { sameChange, type Verdict } from "./timeline.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
 import type { StoredRecord } from "../osc7501/store.ts";
-import { resolveManifest } from "./bundled.ts";
-import { DetectorError } from "../errors.ts";
-
-export interface Verdict {
-  state: DetState;
-  needsYou: boolean;
-  /** The rule that decided (manifest rule id, `record:<id>`, `quiet`, …) or null. */
-  rule: string | null;
-  evidence: string | null;
-  kind?: Kind | null;
-}
 
 export interface Detector {
   name: string;
@@ -50,31 +39,7 @@ const v = (
 
 const EXITED = v("idle", "process-exited");
 
-/** "50ms", "0.7s", "2s", "write" → seconds (0 = every write). */
-export function parseInterval(s: string): number {
-  if (s === "write") return 0;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s)$/.exec(s);
-  if (!m) throw new DetectorError(`bad sampling interval "@${s}" (use e.g. @50ms, @0.7s, @write)`);
-  const sec = m[2] === "ms" ? Number(m[1]) / 1000 : Number(m[1]);
-  if (sec <= 0 || sec > 3600) throw new DetectorError(`sampling interval "@${s}" out of range`);
-  return sec;
-}
-
-/** The default sampling period (the osFoundry supervisor's 50 ms). */
-export const DEFAULT_EVERY = 0.05;
-
-/** Stable names: the interval is spelled out only when it is not the default. */
-function named(base: string, every: number): string {
-  return every === DEFAULT_EVERY ? base : `${base}@${formatInterval(every)}`;
-}
-
-export function formatInterval(sec: number): string {
-  if (sec === 0) return "write";
-  const ms = Math.round(sec * 1000);
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-/** D20's attention record as a verdict: blocked is the only "needs you". */
+/** The attention record (docs/osc7501.md D20) as a verdict: blocked is the only "needs you". */
 export function recordVerdict(rec: StoredRecord | null): Verdict {
   if (!rec) return v("unknown", null);
   const state: DetState = rec.state === "blocked" ? "blocked" : rec.state === "working" ? "working" : "idle";
@@ -98,13 +63,10 @@ function screenVerdict(m: Manifest, o: Observation): Verdict {
 }
 
 export class ProtocolDetector implements Detector {
-  readonly name: string;
   /** A function of the record store: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   private last: { version: number; verdict: Verdict } | null = null;
-  constructor(readonly every = 0) {
-    this.name = every === 0 ? "protocol" : `protocol@${formatInterval(every)}`;
-  }
+  constructor(readonly name: string, readonly every: number) {}
   judge(o: Observation): Verdict {
     // Judged after every event ("@write"): the attention ranking is recomputed only when the store changed.
     if (this.last?.version !== o.storeVersion) {
@@ -115,10 +77,7 @@ export class ProtocolDetector implements Detector {
 }
 
 export class ScreenDetector implements Detector {
-  readonly name: string;
-  constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = `screen:${manifest.name}@${formatInterval(every)}`;
-  }
+  constructor(readonly name: string, readonly manifest: Manifest, readonly every: number) {}
   /** A function of the screen, the tail or the records: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
@@ -132,11 +91,9 @@ export class ScreenDetector implements Detector {
  * detector on the same view and manifest.
  */
 abstract class ManifestViewDetector implements Detector {
-  readonly name: string;
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   private readonly key: string;
-  constructor(readonly manifest: Manifest, readonly every: number, view: "tail8k" | "title") {
-    this.name = named(`${view}:${manifest.name}`, every);
+  constructor(readonly name: string, readonly manifest: Manifest, readonly every: number, view: "tail8k" | "title") {
     this.key = `${view}:${manifest.name}`;
   }
   protected abstract evaluateOn(o: Observation): Evaluation;
@@ -147,8 +104,8 @@ abstract class ManifestViewDetector implements Detector {
 }
 
 export class TailDetector extends ManifestViewDetector {
-  constructor(manifest: Manifest, every: number) {
-    super(manifest, every, "tail8k");
+  constructor(name: string, manifest: Manifest, every: number) {
+    super(name, manifest, every, "tail8k");
   }
   /** The naive observer sees bytes only: no title, no OSC 9. */
   private readonly rules = ruleMemo();
@@ -160,8 +117,8 @@ export class TailDetector extends ManifestViewDetector {
 }
 
 export class TitleDetector extends ManifestViewDetector {
-  constructor(manifest: Manifest, every: number) {
-    super(manifest, every, "title");
+  constructor(name: string, manifest: Manifest, every: number) {
+    super(name, manifest, every, "title");
   }
   /** Title and OSC 9 rules only; their results are kept by region text (a spinner redraw changes neither). */
   protected evaluateOn(o: Observation): Evaluation {
@@ -173,10 +130,7 @@ export class TitleDetector extends ManifestViewDetector {
 }
 
 export class QuestionDetector implements Detector {
-  readonly name: string;
-  constructor(readonly every: number) {
-    this.name = named("question", every);
-  }
+  constructor(readonly name: string, readonly every: number) {}
   /** A function of the screen, the tail or the records: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
@@ -195,10 +149,7 @@ export class QuestionDetector implements Detector {
 }
 
 export class QuietDetector implements Detector {
-  readonly name: string;
-  constructor(readonly seconds: number, readonly every: number) {
-    this.name = named(`quiet>=${seconds}s`, every);
-  }
+  constructor(readonly name: string, readonly seconds: number, readonly every: number) {}
   private quiet(o: Observation): boolean {
     // Sample times are k·interval: compare in µs so 0.55 - 0.05 ≥ 0.5 holds.
     return Math.round((o.t - Math.max(o.lastOutputAt, 0)) * 1e6) >= Math.round(this.seconds * 1e6);
@@ -218,11 +169,8 @@ export class QuietDetector implements Detector {
 
 /** Claude Squad: capture hash changed ⇒ Running, unchanged ⇒ Ready (needs you). */
 export class HashDetector implements Detector {
-  readonly name: string;
   private prev: string | null = null;
-  constructor(readonly every: number) {
-    this.name = `hash@${formatInterval(every)}`;
-  }
+  constructor(readonly name: string, readonly every: number) {}
   judge(o: Observation): Verdict {
     if (o.exited) return EXITED;
     const now = o.memo("rows-text", () => o.rows().join("\n"));
@@ -246,10 +194,7 @@ export class HashDetector implements Detector {
  * exited"; then the rest of the screen rules.
  */
 export class CombinedDetector implements Detector {
-  readonly name: string;
-  constructor(readonly manifest: Manifest, readonly every: number) {
-    this.name = named(`combined:${manifest.name}`, every);
-  }
+  constructor(readonly name: string, readonly manifest: Manifest, readonly every: number) {}
   /** A function of the screen, the tail or the records: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
@@ -263,14 +208,13 @@ export class CombinedDetector implements Detector {
 }
 
 /**
- * Herdr's publish logic (detection.md §1.5) over its manifest: a 300 ms tick, 100 ms
+ * Herdr's publish logic (docs/detection.md §5) over its manifest: a 300 ms tick, 100 ms
  * rechecks while confirming working → plain idle (3 more idle reads or 700 ms,
  * whichever first), visible idle/blocker published at once, skip_state_update freezing
  * the state, and a 3 s startup grace with no verdicts after the program appears.
  * Sampled on a 100 ms grid; every third sample is a normal tick.
  */
 export class HerdrDetector implements Detector {
-  readonly name: string;
   readonly every = 0.1;
   static readonly TICK = 0.3;
   static readonly CONFIRMATIONS = 3;
@@ -282,9 +226,7 @@ export class HerdrDetector implements Detector {
   private lastTick = -Infinity;
   private skippingGrace = false;
 
-  constructor(readonly manifest: Manifest) {
-    this.name = `herdr:${manifest.name}`;
-  }
+  constructor(readonly name: string, readonly manifest: Manifest) {}
 
   judge(o: Observation): Verdict {
     if (o.exited) return (this.published = { ...EXITED });
@@ -338,65 +280,4 @@ export class HerdrDetector implements Detector {
     if (first > b) return;
     this.lastTick = Math.round((first + step * Math.floor((b - first) / step)) * this.every * 1e6) / 1e6;
   }
-}
-
-export const DEFAULT_QUIET = [0.5, 1, 2, 3, 5, 8];
-
-/** The default detector set for a manifest (the reference table's rows, plus the rest). */
-export function defaultDetectorNames(manifest: string): string[] {
-  return [
-    "protocol",
-    `screen:${manifest}@50ms`,
-    `screen:${manifest}@700ms`,
-    `tail8k:${manifest}`,
-    "question",
-    ...DEFAULT_QUIET.map((s) => `quiet>=${s}s`),
-    `title:${manifest}`,
-    "hash@500ms",
-    `combined:${manifest}`,
-    `herdr:${manifest}`,
-  ];
-}
-
-/**
- * Builds a detector from its name: `protocol`, `screen:<m>@<iv>`, `tail8k:<m>`,
- * `question`, `quiet>=<N>s`, `title:<m>`, `hash@<iv>`, `combined:<m>`, `herdr:<m>`;
- * most take an optional `@<interval>` (default 50 ms, the osFoundry supervisor's).
- * `<m>` is a bundled manifest name or a path.
- */
-export function createDetector(name: string, manifests: (spec: string) => Manifest = resolveManifest): Detector {
-  const at = name.lastIndexOf("@");
-  const base = at > 0 && !name.slice(at).includes("/") ? name.slice(0, at) : name;
-  const iv = at > 0 && base !== name ? parseInterval(name.slice(at + 1)) : null;
-  const colon = base.indexOf(":");
-  const kind = colon < 0 ? base : base.slice(0, colon);
-  const arg = colon < 0 ? "" : base.slice(colon + 1);
-  const needArg = () => {
-    if (!arg) throw new DetectorError(`detector "${name}" needs a manifest, e.g. ${kind}:claude`);
-    return manifests(arg);
-  };
-  const q = /^quiet>=([0-9]+(?:\.[0-9]+)?)s$/.exec(base);
-  if (q) return new QuietDetector(Number(q[1]), iv ?? DEFAULT_EVERY);
-  switch (kind) {
-    case "protocol":
-      return new ProtocolDetector(iv ?? 0);
-    case "screen":
-      return new ScreenDetector(needArg(), iv ?? DEFAULT_EVERY);
-    case "tail8k":
-      return new TailDetector(needArg(), iv ?? DEFAULT_EVERY);
-    case "title":
-      return new TitleDetector(needArg(), iv ?? DEFAULT_EVERY);
-    case "question":
-      return new QuestionDetector(iv ?? DEFAULT_EVERY);
-    case "hash":
-      return new HashDetector(iv ?? 0.5);
-    case "combined":
-      return new CombinedDetector(needArg(), iv ?? DEFAULT_EVERY);
-    case "herdr":
-      if (iv !== null) throw new DetectorError(`herdr:<manifest> has Herdr's own timing; no @interval`);
-      return new HerdrDetector(needArg());
-  }
-  throw new DetectorError(
-    `unknown detector "${name}" (known: protocol, screen:<m>@<iv>, tail8k:<m>, question, quiet>=<N>s, title:<m>, hash@500ms, combined:<m>, herdr:<m>)`,
-  );
 }

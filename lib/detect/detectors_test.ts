@@ -1,16 +1,16 @@
 // Each detector's behaviour on small synthetic streams, including the traps from
-// detection.md §4 (prompt box visible while working, a stale title, a one-frame spinner
+// docs/detection.md §7 (prompt box visible while working, a stale title, a one-frame spinner
 // flash, a reply ending in "Would you like me to…?"), and the real captures.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createDetector, defaultDetectorNames, type Verdict } from "./detectors.ts";
+import { createDetector, defaultDetectorNames } from "./kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
-import { type Timeline, verdictAt } from "./timeline.ts";
-import { type Event, fromArray } from "../recording/model.ts";
+import { type Timeline, type Verdict, verdictAt } from "./timeline.ts";
+import type { Event } from "../recording/model.ts";
+import { fromArray, hasShared, SHARED } from "../testkit.ts";
 import { openRecording } from "../recording/open.ts";
-import { hasShared, SHARED } from "../testkit.ts";
 
 const te = new TextEncoder();
 const o = (t: number, s: string): Event => ({ t, kind: "output", bytes: te.encode(s) });

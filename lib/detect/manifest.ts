@@ -1,4 +1,4 @@
-// One engine for both manifest styles (detection.md §1.3–1.4, §2):
+// One engine for both manifest styles (docs/detection.md §3):
 //  - "herdr": Herdr's format as-is — every rule evaluated, the highest priority wins,
 //    the earlier rule wins ties, no match → idle (`default_known_agent_idle_fallback`);
 //    unknown fields rejected, as Herdr does.

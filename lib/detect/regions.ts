@@ -1,4 +1,4 @@
-// The slices of input a rule's matchers see (Herdr's regions, spec detection.md §1.3).
+// The slices of input a rule's matchers see (Herdr's regions, docs/detection.md §4).
 // Screen regions are computed from viewport rows only — never scrollback: an answered
 // prompt scrolled out of view must not count (osFoundry: it "would report the agent as
 // blocked forever").

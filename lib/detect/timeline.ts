@@ -2,7 +2,18 @@
 // the next. The type sits beside the detectors (not in replay/) because scoring and
 // rendering read timelines without depending on how they were sampled.
 
-import type { Verdict } from "./detectors.ts";
+import type { DetState } from "./manifest.ts";
+import type { Kind } from "../osc7501/parse.ts";
+
+/** What a detector says at one instant. */
+export interface Verdict {
+  state: DetState;
+  needsYou: boolean;
+  /** The rule that decided (manifest rule id, `record:<id>`, `quiet`, …) or null. */
+  rule: string | null;
+  evidence: string | null;
+  kind?: Kind | null;
+}
 
 export interface Sample {
   t: number;

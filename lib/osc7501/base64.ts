@@ -1,8 +1,8 @@
-// Strict standard base64 for `title` and `msg` (spec §2.5): the standard alphabet
+// Strict standard base64 for `title` and `msg` (docs/osc7501.md §2.5): the standard alphabet
 // (`+`, `/`), padding optional but correct when present, no padding in the middle,
 // at most two `=`, zero unused bits (`YR==` is invalid). URL-safe `-`/`_` and line
 // breaks are invalid. Hand-written because atob() accepts whitespace, bad padding
-// and nonzero pad bits, which the spec rejects.
+// and nonzero pad bits, which the protocol rejects.
 
 const DECODE = new Int8Array(256).fill(-1);
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

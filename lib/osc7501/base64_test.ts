@@ -24,7 +24,7 @@ test("valid base64, padded and unpadded", () => {
   for (const [input, want] of cases) assert.equal(dec(input), want, input);
 });
 
-test("invalid base64 is rejected (spec §2.5)", () => {
+test("invalid base64 is rejected (docs/osc7501.md §2.5)", () => {
   const bad = [
     "YR==", // nonzero unused pad bits
     "YWI=x",

@@ -1,6 +1,5 @@
 // The program side: build one well-formed sequence (pst key order
-// `state, id, kind, progress, app, title, msg`; ST by default, as the spec's own
-// examples). Every sequence is checked by our own parser before it is returned, so
+// `state, id, kind, progress, app, title, msg`; ST by default, as most encoders do). Every sequence is checked by our own parser before it is returned, so
 // the encoder can never emit something a strict terminal would reject.
 
 import { encodeBase64 } from "./base64.ts";
@@ -84,7 +83,7 @@ export function encodeReport(r: EncodeInput, opts: EncodeOptions = {}): EncodeRe
 }
 
 /** `ESC ] 7501 ; ? ST` (or BEL). */
-/** The query; its framing is the reply's (spec D14: the reply mirrors the query's terminator). */
+/** The query; its framing is the reply's (docs/osc7501.md D14: the reply mirrors the query's terminator). */
 export function encodeQuery(t: Terminator = "st"): Uint8Array {
   return queryReply(t);
 }

@@ -1,4 +1,4 @@
-// The spec's limits (OSC 7501 reference §3, revision 0.4) as named constants.
+// The protocol's limits (docs/osc7501.md §3, revision 0.4) as named constants.
 // Every limit counts bytes, never characters. Each one is tested at the limit
 // and one past it (limits_test.ts, parse_test.ts, scanner_test.ts).
 
@@ -11,9 +11,8 @@ export const INTRODUCER_BYTES = INTRODUCER.length;
 
 /** Whole sequence, from `ESC ]` through the terminator (D7: the real terminator counts). */
 export const MAX_SEQUENCE_BYTES = 4096;
-/** With a 1-byte BEL terminator the body may be one byte longer than with `ESC \`. */
+/** The longest body: with a 1-byte BEL (with `ESC \` it is one byte less, 4087). */
 export const MAX_BODY_BYTES_BEL = MAX_SEQUENCE_BYTES - INTRODUCER_BYTES - 1; // 4088
-export const MAX_BODY_BYTES_ST = MAX_SEQUENCE_BYTES - INTRODUCER_BYTES - 2; // 4087
 
 /** Any key, known or unknown (D2). */
 export const MAX_KEY_BYTES = 16;

@@ -1,4 +1,4 @@
-// OSC 9;4 (ConEmu progress) onto the root record (spec §6, D19). The mapping is a
+// OSC 9;4 (ConEmu progress) onto the root record (docs/osc7501.md §6, D19). The mapping is a
 // reported *source* (`osc9;4`) so reports can tell it from real OSC 7501.
 
 import type { RecordState, Report } from "./parse.ts";

@@ -1,4 +1,4 @@
-// OSC 7501 body parser (spec §1.2–§3 and the decisions in §8).
+// OSC 7501 body parser (docs/osc7501.md §1.2–§3, and the decisions D1–D21 of its §8).
 // Forgiving about single pairs, strict about the report as a whole: a malformed
 // pair or unknown key is skipped, while any limit breach, unusable text or an
 // invalid id rejects the whole report before anything is applied.
@@ -199,7 +199,7 @@ interface Pair {
 /**
  * Parses one body (the bytes between `ESC ] 7501 ;` and the terminator).
  * `terminator` is needed for the sequence limit (D7) and the query reply (D14).
- * Three passes, in the order the spec's decisions require: lengths before charsets
+ * Three passes, in the order decision D2 requires: lengths before charsets
  * (splitPairs, D2), per-pair validation in body order (readPairs), then the fields
  * that depend on the state (toReport).
  */
@@ -406,7 +406,8 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
 /**
  * Program side (D15, D21): a terminal's answer to the query. `?` alone or `?:k=v:…`
  * means supported; capability pairs are parsed leniently (unknown pairs kept as data,
- * malformed ones ignored). Returns null for anything else.
+ * malformed ones ignored). Returns null for anything else. The simulated agent's
+ * feature detection reads the terminal's answer with it.
  */
 export function parseQueryReplyBody(body: Uint8Array): { capabilities: Record<string, string> } | null {
   if (body.length === 0 || body[0] !== QMARK) return null;

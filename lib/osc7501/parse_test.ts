@@ -1,11 +1,14 @@
-// Conformance table for the body parser: every rule in the spec reference (§1–§3)
-// and every decision in §8 that concerns a single report. Inputs are the exact
+// Conformance table for the body parser: every rule of docs/osc7501.md §1–§3 and
+// every decision of its §8 that concerns a single report. Inputs are the exact
 // bodies quoted by the sources (pst's spec-example list, Ghostty's discarded-report
 // table, tuios, AC).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { parseBody, parseProgress, parseQueryReplyBody, type ParseResult, type Report } from "./parse.ts";
 import * as L from "./limits.ts";
+
+/** The longest body with `ESC \\` (two bytes of terminator): the BEL body less one. */
+const MAX_BODY_BYTES_ST = L.MAX_SEQUENCE_BYTES - L.INTRODUCER_BYTES - 2;
 import { encodeBase64 } from "./base64.ts";
 
 const te = new TextEncoder();
@@ -305,15 +308,15 @@ describe("limits (§3, D2, D7)", () => {
   test("whole sequence: 4096 bytes counting the real terminator (D7)", () => {
     const pad = (n: number) => `state=idle:x=${"a".repeat(n - "state=idle:x=".length)}`;
     // ST: 7 + 4087 + 2 = 4096
-    assert.equal(report(pad(L.MAX_BODY_BYTES_ST), "st").state, "idle");
-    assert.equal(reason(pad(L.MAX_BODY_BYTES_ST + 1), "st"), "sequence-too-long");
+    assert.equal(report(pad(MAX_BODY_BYTES_ST), "st").state, "idle");
+    assert.equal(reason(pad(MAX_BODY_BYTES_ST + 1), "st"), "sequence-too-long");
     // BEL: 7 + 4088 + 1 = 4096
     assert.equal(report(pad(L.MAX_BODY_BYTES_BEL), "bel").state, "idle");
     assert.equal(reason(pad(L.MAX_BODY_BYTES_BEL + 1), "bel"), "sequence-too-long");
   });
   test("limits are named after the spec", () => {
     assert.equal(L.MAX_SEQUENCE_BYTES, 4096);
-    assert.equal(L.MAX_BODY_BYTES_ST, 4087);
+    assert.equal(MAX_BODY_BYTES_ST, 4087);
     assert.equal(L.MAX_BODY_BYTES_BEL, 4088);
     assert.equal(L.MAX_RECORDS, 256);
   });

@@ -1,6 +1,6 @@
-// Reason codes for every report that is not applied (spec §8: "Every discard/ignore
-// must carry a machine-readable reason code"). Codes are part of the JSON contract
-// of `scan`, so they are only ever added, never renamed.
+// Reason codes for every report that is not applied (docs/osc7501.md §3: a conformance
+// instrument says why it refused each report). Codes are part of the JSON contract of
+// `scan`, so they are only ever added, never renamed.
 
 /** Discarded: the report broke a limit or carried unusable text. */
 export const DISCARD_REASONS = [

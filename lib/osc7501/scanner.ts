@@ -6,9 +6,9 @@
 // which bytes are inside CSI, OSC and string sequences, so that `ESC c` inside a DCS
 // or an OSC 7501 inside an APC is never mistaken for the real thing. tmux passthrough
 // (`ESC P tmux; … ESC \`, every inner ESC doubled) is unwrapped into a nested scanner,
-// so N levels of wrapping need N nested scanners (spec §6).
+// so N levels of wrapping need N nested scanners (docs/osc7501.md §6).
 //
-// Decisions (spec §8): D4 raw C0 bytes other than BEL/CAN/SUB/ESC stay in the body;
+// Decisions (docs/osc7501.md §8): D4 raw C0 bytes other than BEL/CAN/SUB/ESC stay in the body;
 // D5 an ESC not followed by `\` drops the pending report and starts a new escape
 // sequence; D6 8-bit C1 bytes (0x9c, 0x9d) are payload, never controls (UTF-8 streams).
 
@@ -379,13 +379,4 @@ export class Scanner {
     if (this.collectNum === "133") this.sink({ type: "osc133", payload, end, depth: this.depth });
     else this.sink({ type: "osc9", payload, end, depth: this.depth });
   }
-}
-
-/** Scans a whole buffer (convenience for tests and small inputs). */
-export function scanAll(bytes: Uint8Array): ScanEvent[] {
-  const out: ScanEvent[] = [];
-  const s = new Scanner((e) => out.push(e));
-  s.feed(bytes);
-  s.end();
-  return out;
 }

@@ -1,4 +1,4 @@
-// The terminal's records (spec §4): one per id plus the root, each report replacing
+// The terminal's records (docs/osc7501.md §4): one per id plus the root, each report replacing
 // its record completely, subtree clear on `/` boundaries, app inheritance, an LRU cap
 // (D18: plain LRU over "last updated", cap 256, the root counts) and lifetime events.
 

@@ -1,4 +1,4 @@
-// Store cases from §4 (pst store_test "spec replay", the VT fork and AC acceptance tests).
+// Store cases from docs/osc7501.md §4 (after pst's store test, the VT fork's and AC's acceptance tests).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Store } from "./store.ts";

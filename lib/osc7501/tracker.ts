@@ -1,6 +1,7 @@
 // Scanner → parser → store, with time. Turns a byte stream (plus exit events from a
 // recording) into the protocol events `pstlab scan` prints, and keeps the record
-// store that `status`, detectors and the recorder read.
+// store that `status`, detectors and the recorder read. Section and D-numbers:
+// docs/osc7501.md.
 
 import { type ScanEvent, Scanner } from "./scanner.ts";
 import { parseBody, type ParseNote, type ReportFields } from "./parse.ts";

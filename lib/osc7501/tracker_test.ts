@@ -1,3 +1,4 @@
+// The tracker: lifetime events and the OSC 9;4 mapping (decisions D12 and D19 of docs/osc7501.md).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { isNewPrompt, type ProtocolEvent, Tracker } from "./tracker.ts";

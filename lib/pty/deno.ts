@@ -1,10 +1,10 @@
-// Deno: a PTY from libc through FFI (notes/runtime.md §3). posix_openpt / grantpt /
+// Deno: a PTY from libc through FFI (the npm PTY addons fail on Bun or Deno). posix_openpt / grantpt /
 // unlockpt / ptsname_r give the pair; posix_spawnp with POSIX_SPAWN_SETSID starts the
 // child in a new session, and because the slave is opened (file action) after setsid it
 // becomes the controlling tty. No fork: forking a multi-threaded V8 process that then
 // returns into JS is unsafe. Reads run on Deno's FFI thread pool until EIO (EOF).
 
-import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SIGNALS, SpawnError } from "./index.ts";
+import { type Pty, type PtyExit, type PtySpawnOptions, signalGroup, SIGNALS, SpawnError } from "./common.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;

@@ -3,77 +3,10 @@
 // FFI (posix_openpt + posix_spawnp with setsid). Everything else in pstlab is plain
 // node:* and web APIs.
 
-export interface PtyExit {
-  /** Exit code, or null when killed by a signal. */
-  code: number | null;
-  /** Signal name (SIGTERM…) when killed, else null. */
-  signal: string | null;
-}
+import { SpawnError } from "./common.ts";
+import type { Pty, PtySpawnOptions } from "./common.ts";
 
-export interface PtySpawnOptions {
-  argv: string[];
-  cols: number;
-  rows: number;
-  env: Record<string, string>;
-  cwd?: string;
-  /** Called for every read from the pty master, in order; the buffer is the caller's to keep. */
-  onData(bytes: Uint8Array): void;
-}
-
-export interface Pty {
-  readonly pid: number;
-  write(data: Uint8Array | string): void;
-  resize(cols: number, rows: number): void;
-  kill(signal?: "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGINT"): void;
-  /** The child's status. */
-  readonly exited: Promise<PtyExit>;
-  /** Resolves once the master reads EOF: every byte the child wrote has been delivered. */
-  readonly drained: Promise<void>;
-  close(): void;
-}
-
-export class SpawnError extends Error {}
-
-/**
- * Signals the child's whole process group (the child is a session leader, so its
- * group id is its pid): a grandchild that ignores SIGTERM is reached too. Falls back
- * to the child alone when the group is gone. Returns false when nothing was there.
- */
-export function signalGroup(pid: number, sig: string): boolean {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, sig as NodeJS.Signals);
-      return true;
-    } catch { /* no such group or process: try the next */ }
-  }
-  return false;
-}
-
-/** Whether any process of the child's group is still alive. */
-export function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === "EPERM";
-  }
-}
-
-export const SIGNALS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGKILL: 9,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-};
-
-/** 128 + signal number, as shells and `script -e` report a killed child. */
-export function exitStatus(e: PtyExit): number {
-  if (e.code !== null) return e.code;
-  return 128 + (SIGNALS[e.signal ?? ""] ?? 15);
-}
+export * from "./common.ts";
 
 export async function spawnPty(opts: PtySpawnOptions): Promise<Pty> {
   const g = globalThis as { Bun?: unknown; Deno?: unknown };

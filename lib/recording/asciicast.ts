@@ -1,4 +1,4 @@
-// asciicast v2 and v3 (fixture-format.md): readers tolerate comments, empty lines,
+// asciicast v2 and v3 (docs/fixture-format.md §1–§2): readers tolerate comments, empty lines,
 // unknown codes and header keys, and report a truncated last line as a warning;
 // writers keep one `o` per read, ms intervals with error diffusion (v3), and the
 // private `b` event for reads that are not valid UTF-8.

@@ -4,7 +4,7 @@
 // `o`/`i` that follows it.
 
 import { decodeBase64Strict } from "../osc7501/base64.ts";
-import { checkedSize, checkedTime, type Event, type Header, MAX_DIMENSION, parseSize } from "./model.ts";
+import { checkedSize, checkedTime, type Event, type Header, MAX_DIMENSION, parseResizeData } from "./model.ts";
 import { knownText } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
 import { LineReader } from "./lines.ts";
@@ -158,7 +158,7 @@ export async function* readEvents(
         break;
       }
       case "r": {
-        const size = typeof data === "string" ? parseSize(data) : null;
+        const size = typeof data === "string" ? parseResizeData(data) : null;
         if (!size) throw new FixtureError(file, no, `resize data must be "COLSxROWS", got ${JSON.stringify(data)}`);
         yield { t, kind: "resize", ...checkedSize(file, no, size.cols, size.rows, "resize") };
         break;

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
 import { AsciicastWriter } from "./asciicast.ts";
-import { collect, concatOutput, type Event, type Header } from "./model.ts";
+import { type Event, type Header } from "./model.ts";
+import { collect, concatOutput, tmpDir, writeTmp } from "../testkit.ts";
 import { openRecording } from "./open.ts";
 import { FixtureError } from "../errors.ts";
-import { tmpDir, writeTmp } from "../testkit.ts";
 
 const te = new TextEncoder();
 const dir = tmpDir();

@@ -4,12 +4,12 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { collect, MAX_DIMENSION, MAX_TIME } from "./model.ts";
+import { MAX_DIMENSION, MAX_TIME } from "./model.ts";
 import { openRecording } from "./open.ts";
-import { encodeTtyrecFrame, MAX_FRAME_BYTES } from "./ttyrec.ts";
+import { MAX_FRAME_BYTES } from "./ttyrec.ts";
+import { collect, encodeTtyrecFrame, tmpDir, writeTmp } from "../testkit.ts";
 import { AsciicastWriter } from "./asciicast.ts";
 import { FixtureError } from "../errors.ts";
-import { tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-limits-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

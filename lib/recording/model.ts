@@ -97,33 +97,10 @@ export function checkedTime(file: string, line: number | null, t: number, what =
   return t;
 }
 
-/** `COLSxROWS` (also used by `r` events). Returns null when malformed (not a size at all). */
-export function parseSize(s: string): { cols: number; rows: number } | null {
+/** An `r` event's `COLSxROWS`; null when malformed (not a size at all). Its bounds are checkedSize's; --size is units.ts parseSize. */
+export function parseResizeData(s: string): { cols: number; rows: number } | null {
   const m = /^([0-9]{1,9})x([0-9]{1,9})$/.exec(s);
   return m ? { cols: Number(m[1]), rows: Number(m[2]) } : null;
-}
-
-/** Collects an event stream (tests and small files only: recordings can be huge). */
-export async function collect(events: AsyncIterable<Event>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
-
-export async function* fromArray(events: Event[]): AsyncIterable<Event> {
-  for (const e of events) yield e;
-}
-
-/** Output bytes of a stream, concatenated (tests and small files only). */
-export function concatOutput(events: Event[]): Uint8Array {
-  const parts = events.filter((e) => e.kind === "output") as { bytes: Uint8Array }[];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.bytes.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p.bytes, o);
-    o += p.bytes.length;
-  }
-  return out;
 }
 
 /**

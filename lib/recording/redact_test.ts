@@ -2,10 +2,19 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decodeWithMap, envValuePatterns, Redactor } from "./redact.ts";
-import { concatOutput, type Event } from "./model.ts";
+import type { Event } from "./model.ts";
+import { concatOutput } from "../testkit.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
-import { isValidUtf8 } from "./utf8.ts";
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const isValidUtf8 = (b: Uint8Array) => {
+  try {
+    strictUtf8.decode(b);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const te = new TextEncoder();
 const td = new TextDecoder();
 const o = (t: number, s: string | Uint8Array): Event => ({

@@ -1,7 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { accelerate, limitIdleTime, shift, slice } from "./transforms.ts";
-import { collect, type Event, fromArray } from "./model.ts";
+import { type Event } from "./model.ts";
+import { collect, fromArray } from "../testkit.ts";
 
 const te = new TextEncoder();
 const o = (t: number, s = "x"): Event => ({ t, kind: "output", bytes: te.encode(s) });

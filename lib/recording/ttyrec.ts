@@ -107,15 +107,3 @@ export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint
     );
   }
 }
-
-/** Frames for tests and for exporting (absolute times from `start`). */
-export function encodeTtyrecFrame(t: number, bytes: Uint8Array, start = 1_700_000_000): Uint8Array {
-  const us = Math.round(t * 1e6);
-  const out = new Uint8Array(12 + bytes.length);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, start + Math.floor(us / 1e6), true);
-  dv.setUint32(4, us % 1e6, true);
-  dv.setUint32(8, bytes.length, true);
-  out.set(bytes, 12);
-  return out;
-}

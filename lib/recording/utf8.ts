@@ -1,4 +1,4 @@
-// Streaming UTF-8 for asciicast writers (fixture-format.md, convention 2): an
+// Streaming UTF-8 for asciicast writers (docs/fixture-format.md convention 2): an
 // incomplete trailing sequence is held back until the next read, as asciinema's
 // Utf8Decoder does, and reported as moved bytes. A read that is not valid UTF-8
 // after that gets a private `b` event with its exact bytes, so nothing is lost.
@@ -101,14 +101,5 @@ export function piece(bytes: Uint8Array): Piece {
     return { bytes, text: fatal.decode(bytes), exact: true };
   } catch {
     return { bytes, text: lossy.decode(bytes), exact: false };
-  }
-}
-
-export function isValidUtf8(bytes: Uint8Array): boolean {
-  try {
-    fatal.decode(bytes);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,4 +1,4 @@
-// One result model, many renderers (ecosystem.md §5.4): pooled per-detector summaries
+// One result model, many renderers (as hyperfine's exporters share one): pooled per-detector summaries
 // plus per-file ones, the inputs, and the run's identity (tool, spec revision, truth).
 
 import type { FileResult } from "../score/result.ts";
@@ -6,6 +6,7 @@ import { summarize, type Summary } from "../score/metrics.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { VERSION } from "../version.ts";
 import { round6 } from "../text.ts";
+import { poolName } from "../detect/kinds.ts";
 
 export interface Gate {
   detectors: string[];
@@ -37,9 +38,7 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
   // Files whose `auto` manifest differs pool under the name they were asked by (screen:auto@50ms).
   const names =
     files[0]?.scores.map((s, i) =>
-      files.every((f) => f.scores[i]?.detector === s.detector)
-        ? s.detector
-        : s.detector.replace(/^([a-z0-9]+):[^@]+/, "$1:auto")
+      files.every((f) => f.scores[i]?.detector === s.detector) ? s.detector : poolName(s.detector)
     ) ?? [];
   const summaries = names.map((n, i) => ({
     ...summarize(n, files.map((f) => f.scores[i])),

@@ -1,4 +1,4 @@
-// Scoring, with the definitions of detection.md §2 (the osFoundry write-up):
+// Scoring, with the definitions of docs/scoring.md (the osFoundry write-up's):
 //  - latency: from the truth turning blocked until the detector first says "needs you";
 //  - missed: truth blocked episodes the detector never flagged while they lasted;
 //  - linger: how long the detector keeps saying "needs you" after the truth leaves

@@ -1,5 +1,5 @@
 // Ground truth as a piecewise-constant timeline: from `truth:` markers in the capture
-// (fixture-format.md convention 3: a label applies until the next one), from a labels
+// (docs/fixture-format.md convention 3: a label applies until the next one), from a labels
 // file (TSV `seconds<TAB>state[<TAB>kind]`), or from any detector's verdicts.
 
 import type { Timeline } from "../detect/timeline.ts";

@@ -26,7 +26,7 @@ const unhex = (h: string) =>
   /^([0-9a-fA-F]{2})+$/.test(h)
     ? new TextDecoder().decode(new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16))))
     : null;
-/** terminfo `Pst`: `\E]7501;%p1%s\E\\` (spec §5.4). */
+/** terminfo `Pst`: `\E]7501;%p1%s\E\\` (docs/osc7501.md §5.4). */
 export const PST_CAP = "\\E]7501;%p1%s\\E\\\\";
 
 export function installResponder(host: ParserHost, reply: (s: string) => void): void {

@@ -1,8 +1,8 @@
 // An @xterm/headless screen fed at virtual time: deterministic, no wall-clock waits.
 // The state at time T is exactly the result of every chunk written with time ≤ T,
-// because writes are parsed synchronously (see notes/runtime.md §4: xterm's write() is
-// async, parsed in 12 ms slices; its core's writeSync parses at once and is only
-// "unreliable" with async parser handlers, of which we register none).
+// because writes are parsed synchronously: xterm's write() is async, parsed in 12 ms
+// slices; its core's writeSync parses at once and is only unreliable with async parser
+// handlers, of which we register none.
 
 import xterm from "@xterm/headless";
 // The addon's named export works on Bun, Deno and in `bun build` (whose bundler picks
@@ -224,7 +224,10 @@ export class Screen {
     return out;
   }
 
-  /** Every viewport row read afresh (the dirty-row cache's reference, for tests). */
+  /**
+   * Not used by the product: the reference screen_test.ts compares rows() with, every
+   * viewport row read afresh through xterm's own reader (it needs the private terminal).
+   */
   rowsFull(): string[] {
     const b = this.term.buffer.active;
     const out: string[] = [];

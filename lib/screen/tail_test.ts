@@ -4,7 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { IncrementalTail, stripTail, TailBuffer } from "./tail.ts";
+import { IncrementalTail, stripTail } from "./tail.ts";
 
 const te = new TextEncoder();
 const FRAGMENTS = [
@@ -34,6 +34,18 @@ const FRAGMENTS = [
   "\x7f",
   "⠋ Working (esc to interrupt)",
 ];
+
+/** The plain computation the incremental tail is compared with: every byte kept, the last `size` read. */
+class TailBuffer {
+  private all: number[] = [];
+  constructor(readonly size: number) {}
+  push(b: Uint8Array): void {
+    this.all.push(...b);
+  }
+  bytes(): Uint8Array {
+    return new Uint8Array(this.all.slice(-this.size));
+  }
+}
 
 /** Writes the stream to both, cut into reads at random places (mid-escape and mid-character too). */
 function feed(parts: string[], cuts: number[], size: number) {

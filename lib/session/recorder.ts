@@ -1,12 +1,13 @@
 // `pstlab record`'s session: a small OSC 7501-aware terminal layer around a real PTY.
 //  - every pty read is recorded as one event, appended and written through at once
 //    (a SIGKILLed recorder leaves a file that reads back to its last line);
-//  - `OSC 7501;?` is answered by the recorder (mirrored terminator, spec D14) and never
+//  - `OSC 7501;?` is answered by the recorder (mirrored terminator, docs/osc7501.md D14) and never
 //    forwarded to the outer terminal; `--no-answer` records a non-supporting terminal;
 //  - headless: an @xterm/headless screen answers DA1/DSR/… (responder.ts), in stream
 //    order with our 7501 reply, so "query + DA1" detection sees the 7501 reply first;
-//  - interactive: raw mode, input forwarded, SIGWINCH followed, the terminal restored on
-//    every exit path;
+//  - interactive: raw mode, input forwarded, the window size followed, the terminal
+//    restored on every exit path — all through the Terminal it is handed (terminal.ts),
+//    never through `process` itself;
 //  - the pty is drained to EOF before the file is closed.
 
 import * as path from "node:path";
@@ -19,10 +20,10 @@ import { LabelChannel } from "./labels.ts";
 import { runScript, ScriptFailed, type Step } from "./driver.ts";
 import type { Event, Header, Provenance } from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
-import { writeAllSync } from "../recording/sink.ts";
 import { describeFsError } from "../recording/source.ts";
 import { UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
+import { nullTerminal, type Terminal } from "./terminal.ts";
 
 export interface SessionOptions {
   argv: string[];
@@ -36,14 +37,12 @@ export interface SessionOptions {
   script?: { steps: Step[]; file: string };
   /** A programmatic driver (the demo's simulated user), run like a script. */
   driver?: (host: DriverHost) => Promise<void>;
-  /** Forward stdin to the child (headless: only when piped). */
-  forwardStdin: boolean;
+  /** Where input comes from and output goes, its size and signals (default: none of them, nullTerminal). */
+  terminal?: Terminal;
   /** Interactive: follow the outer terminal's size (false when --size fixed it). */
   followWinch?: boolean;
   /** Kill the child after this many seconds. */
   timeout?: number;
-  /** Bytes to show the user (interactive passthrough); null in headless mode. */
-  stdoutFd: number | null;
   /** Interactive labelling: the prefix key (Ctrl-] by default); null turns it off. */
   prefixKey?: number | null;
   /** Told about degraded operation (the screen worker fell back in-process); the CLI prints it. */
@@ -103,8 +102,6 @@ export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
 }
 
-type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
-
 /**
  * One recording session. The steps of runSession are its methods: the output path
  * (record, answer queries, pass through), input, window size, signals, the script or
@@ -132,16 +129,16 @@ class Session {
   private base = 0;
   private readonly queryEnds: { at: number; reply: Uint8Array }[] = [];
   private readonly scanner: Scanner;
-  private readonly stdin = process.stdin as unknown as Stdin;
+  private readonly term: Terminal;
   private rawMode = false;
   private size: { cols: number; rows: number };
   private killTimer: ReturnType<typeof setTimeout> | null = null;
   private timeoutTimer: ReturnType<typeof setTimeout> | null = null;
-  private handlers: [string, () => void][] = [];
   private readonly cleanups: (() => void)[] = [];
   private exit: Promise<PtyExit> | null = null;
 
   constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
+    this.term = o.terminal ?? nullTerminal();
     this.size = { cols: o.cols, rows: o.rows };
     this.labels = new LabelChannel((label) => {
       this.labelLog.push(label);
@@ -208,17 +205,17 @@ class Session {
 
   /** Interactive: show the output, minus our query, to the user. */
   private passThrough(bytes: Uint8Array): void {
-    const fd = this.o.stdoutFd, filter = this.filter;
-    if (fd === null || !filter) return;
+    const filter = this.filter;
+    if (!filter) return;
     const pass = filter.push(bytes);
-    if (pass.length) writeAllSync(fd, pass);
+    if (pass.length) this.term.write(pass);
     if (this.filterTimer) clearTimeout(this.filterTimer);
     // A read that ended inside what could be a query is shown once the program
     // pauses, so nothing is held back from the user for long.
     if (filter.holding) {
       this.filterTimer = setTimeout(() => {
         const h = filter.flush();
-        if (h.length) writeAllSync(fd, h);
+        if (h.length) this.term.write(h);
       }, 15);
     }
   }
@@ -245,7 +242,7 @@ class Session {
   private lastInput = -1;
 
   private readonly onInput = (chunk: Uint8Array | string) => {
-    const b = typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk);
+    const b = typeof chunk === "string" ? te.encode(chunk) : chunk;
     if (b.length) this.lastInput = b[b.length - 1];
     this.pty?.write(b);
     if (this.o.captureInput) this.write({ t: this.now(), kind: "input", bytes: b });
@@ -253,17 +250,15 @@ class Session {
 
   private readonly restoreTerminal = () => {
     if (!this.rawMode) return;
-    try {
-      this.stdin.setRawMode?.(false);
-    } catch { /* terminal gone */ }
+    this.term.setRaw(false);
     this.rawMode = false;
   };
 
   /** Keys typed at the terminal: labels taken out (label_keys.ts), the rest to the program. */
-  private readonly onStdin = (chunk: Uint8Array | string) => {
+  private readonly onTyped = (bytes: Uint8Array) => {
     const keys = this.keys;
-    if (!keys) return this.onInput(chunk);
-    const r = keys.feed(typeof chunk === "string" ? te.encode(chunk) : new Uint8Array(chunk));
+    if (!keys) return this.onInput(bytes);
+    const r = keys.feed(bytes);
     for (const label of r.labels) {
       this.labelLog.push(label);
       this.write({ t: this.now(), kind: "marker", label });
@@ -274,57 +269,47 @@ class Session {
 
   private titleTimer: ReturnType<typeof setTimeout> | null = null;
 
-  /**
-   * Tells the person the label was taken, outside the recording: the outer terminal's
-   * title for a moment (pushed and restored with XTWINOPS 22/23).
-   */
+  /** Tells the person the label was taken, outside the recording: the window's title for a moment. */
   private confirm(label: string): void {
-    const fd = this.o.stdoutFd;
-    if (fd === null) return;
-    if (!this.titleTimer) writeAllSync(fd, te.encode("\x1b[22;0t"));
-    else clearTimeout(this.titleTimer);
-    writeAllSync(fd, te.encode(`\x1b]2;pstlab ✓ ${label.replace(/[\x00-\x1f\x7f]/g, "")}\x07`));
+    if (this.titleTimer) clearTimeout(this.titleTimer);
+    this.term.title(`pstlab ✓ ${label}`);
     this.titleTimer = setTimeout(() => {
       this.titleTimer = null;
-      if (this.o.stdoutFd !== null) writeAllSync(this.o.stdoutFd, te.encode("\x1b[23;0t"));
+      this.term.title(null);
     }, 1500);
   }
 
   private keys: LabelKeys | null = null;
 
   attachInput(): void {
-    const { o, stdin } = this;
-    // Labelling keys only where a person types into a terminal.
-    if (!o.headless && stdin.isTTY && o.prefixKey !== null) this.keys = new LabelKeys(o.prefixKey ?? DEFAULT_PREFIX);
-    if (!o.headless && stdin.isTTY) {
-      stdin.setRawMode?.(true);
-      this.rawMode = true;
+    const { o, term } = this;
+    // Labelling keys and raw mode only where a person types into a terminal.
+    if (!o.headless && term.interactive && o.prefixKey !== null) {
+      this.keys = new LabelKeys(o.prefixKey ?? DEFAULT_PREFIX);
     }
-    if (!o.headless || o.forwardStdin) {
-      stdin.on("data", this.onStdin);
-      stdin.resume();
+    if (!o.headless && term.interactive) {
+      term.setRaw(true);
+      this.rawMode = true;
     }
     // Piped input ran out: the program gets the terminal's end of file (VEOF, ^D), twice
     // if a line is pending (the first only ends the line), as a person typing would.
     // Only after input actually came: an empty stdin (CI, /dev/null) types nothing, not
     // even ^D, into a program that may be reading the terminal's replies.
     const onEnd = () => {
-      if ((!o.headless && stdin.isTTY) || this.lastInput === -1) return;
+      if (term.interactive || this.lastInput === -1) return;
       this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
     };
-    if (o.forwardStdin) stdin.on("end", onEnd);
-    process.on("exit", this.restoreTerminal);
+    const stopListening = term.listen(this.onTyped, onEnd);
+    const offExit = term.onExit(this.restoreTerminal);
     this.cleanups.push(() => {
-      stdin.off("data", this.onStdin);
+      stopListening();
       if (this.titleTimer) {
         clearTimeout(this.titleTimer);
         this.titleTimer = null;
-        if (o.stdoutFd !== null) writeAllSync(o.stdoutFd, te.encode("\x1b[23;0t"));
+        term.title(null);
       }
-      stdin.off("end", onEnd);
-      stdin.pause();
       this.restoreTerminal();
-      process.off("exit", this.restoreTerminal);
+      offExit();
     });
   }
 
@@ -340,12 +325,11 @@ class Session {
   /** Interactive: follow the outer terminal unless --size fixed the window. */
   followWindow(): void {
     if (this.o.headless || this.o.followWinch === false) return;
-    const onWinch = () => {
-      const out = process.stdout as { columns?: number; rows?: number };
-      if (out.columns && out.rows) this.resize(out.columns, out.rows);
-    };
-    process.on("SIGWINCH", onWinch);
-    this.cleanups.push(() => process.off("SIGWINCH", onWinch));
+    const off = this.term.onResize(() => {
+      const size = this.term.size();
+      if (size) this.resize(size.cols, size.rows);
+    });
+    this.cleanups.push(off);
   }
 
   /** SIGTERM, and SIGKILL 2 s later for a child that ignores it (cleared on exit). */
@@ -358,14 +342,12 @@ class Session {
 
   /** Signals to the recorder end the child the way asciinema does (SIGTERM), keep the file; --timeout too. */
   watchSignalsAndTimeout(): void {
-    const onSignal = (sig: string) => () => {
-      this.interrupted = sig;
-      this.stopChild();
-    };
     // In raw mode a typed Ctrl-C is a byte for the program, not a signal: a SIGINT that
     // arrives anyway came from outside (kill -INT) and ends the recording like SIGTERM.
-    this.handlers = ["SIGTERM", "SIGHUP", "SIGQUIT", "SIGINT"].map((s) => [s, onSignal(s)]);
-    for (const [s, h] of this.handlers) process.on(s as NodeJS.Signals, h);
+    this.cleanups.push(this.term.onSignal((sig) => {
+      this.interrupted = sig;
+      this.stopChild();
+    }));
     const timeout = this.o.timeout;
     if (timeout) {
       this.timeoutTimer = setTimeout(() => {
@@ -431,11 +413,10 @@ class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     if (this.filterTimer) clearTimeout(this.filterTimer);
-    if (this.filter && this.o.stdoutFd !== null) {
+    if (this.filter) {
       const h = this.filter.flush();
-      if (h.length) writeAllSync(this.o.stdoutFd, h);
+      if (h.length) this.term.write(h);
     }
-    for (const [s, h] of this.handlers) process.off(s as NodeJS.Signals, h);
     for (const c of this.cleanups.reverse()) c();
     this.labels.close();
     await this.screen?.close();

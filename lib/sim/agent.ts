@@ -1,5 +1,5 @@
 // A simulated coding agent for demos, tests and the bundled capture — the osFoundry
-// write-up's fake agent (detection.md §2), rebuilt:
+// write-up's fake agent (docs/detection.md §6.3), rebuilt:
 //  - a spinner redrawn with \r at 10 Hz, ~60 bytes a frame, containing "esc to interrupt";
 //  - tool calls that print nothing while they run (0.5–6 s);
 //  - permission prompts in Claude Code's wording, the question placed word by word with
@@ -8,13 +8,15 @@
 //    ending "Would you like me to add a regression test?";
 //  - blocked and idle both wait in a read on the tty;
 //  - OSC 7501 reports like Claude Code 2.1.295+: only after the terminal answered the
-//    query (query + DA1, spec §5.2), root record plus a child record per tool call;
+//    query (query + DA1, docs/osc7501.md §5.2), root record plus a child record per tool call;
 //  - the true state written to $PSTLAB_LABELS before the screen shows it.
 // `scale` multiplies every duration (0.25 = four times faster).
 
 import * as fs from "node:fs";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
+import { parseQueryReplyBody } from "../osc7501/parse.ts";
+import type { ProtocolMode } from "./modes.ts";
 
 export interface AgentOptions {
   seed: number;
@@ -28,33 +30,16 @@ export interface AgentOptions {
   protocol?: ProtocolMode;
 }
 
-/**
- * The emitter's behaviour, to regression-test `check` against:
- *  correct     reports as Claude Code does
- *  none        never reports
- *  late        every report delayed by `delay` seconds
- *  no-blocked  never reports blocked (the prompt still shows)
- *  stale       leaves working at exit (no final idle)
- *  malformed   every fourth report broken: bad base64, an oversize msg, or a control character in msg
- *  children    a root record plus one child record task/N per task, done at its end
- *  flap        at a prompt: blocked → working → blocked within 100 ms
- */
-export type ProtocolMode =
-  | { mode: "correct" | "none" | "no-blocked" | "stale" | "malformed" | "children" | "flap" }
-  | { mode: "late"; delay: number };
-
-export const PROTOCOL_MODES = [
-  "correct",
-  "none",
-  "late=DURATION",
-  "no-blocked",
-  "stale",
-  "malformed",
-  "children",
-  "flap",
-];
-
 const te = new TextEncoder();
+
+/** Whether the terminal's replies before DA1 hold a 7501 query reply (`?` or `?:pairs…`, D15 of docs/osc7501.md). */
+function answered(replies: string): boolean {
+  for (const m of replies.matchAll(/\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)/g)) {
+    if (parseQueryReplyBody(te.encode(m[1])) !== null) return true;
+  }
+  return false;
+}
+
 const VERBS = [
   "Reticulating",
   "Pondering",
@@ -264,7 +249,7 @@ class Agent {
     while (!/\x1b\[\?[0-9;]*c/.test(reply) && Date.now() < deadline) {
       reply += await Promise.race([this.tty.read(), sleep(0.05).then(() => "")]);
     }
-    this.supported = this.o.alwaysReport || /\x1b\]7501;\?/.test(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
+    this.supported = this.o.alwaysReport || answered(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
   }
 
   /** The spinner for `secs`, redrawn with \r on its own line (4 lines above the box bottom). */

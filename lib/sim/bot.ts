@@ -1,6 +1,6 @@
 // The simulated user that drives lib/sim/agent.ts inside a headless recording: it
 // answers a permission prompt 3–8 s after it appears and types the next task 3–10 s
-// after a turn ends (detection.md §2), reading the agent's truth labels as they are
+// after a turn ends (docs/detection.md §6.3), reading the agent's truth labels as they are
 // recorded. Seeded, so a session is reproducible up to scheduling jitter.
 
 import { between, pick, rng } from "./rng.ts";

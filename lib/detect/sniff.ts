@@ -2,8 +2,8 @@
 // recorders' files): the screen says which one it is. The first 256 KB of output are
 // replayed into a screen and its text searched for the programs' own markers.
 
-import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { Screen } from "../lib/screen/screen.ts";
+import { type OpenOptions, openRecording } from "../recording/open.ts";
+import { Screen } from "../screen/screen.ts";
 
 const SNIFF_BYTES = 256 * 1024;
 
