@@ -70,6 +70,8 @@ export interface Comparison {
   /** Seconds a duration may grow before it counts as worse (--worse-tolerance). */
   tolerance: number;
   detectors: DetectorChange[];
+  /** The detectors `--fail-on-worse` covers (checked, so not "skipped" in JUnit). */
+  checked: string[];
   /** `--fail-on-worse` detectors that got worse, with what got worse. */
   failures: { detector: string; worse: Measure[] }[];
 }
@@ -151,11 +153,12 @@ export function compare(
     const was = fromBaseline(old.get(s.detector)!), is = fromSummary(s);
     return { detector: s.detector, changes: MEASURES.map((m) => change(m, was, is, tolerance)) };
   });
+  const checked = names.filter((n) => failOn.includes("all") || failOn.includes(n));
   const failures = detectors
-    .filter((d) => failOn.includes("all") || failOn.includes(d.detector))
+    .filter((d) => checked.includes(d.detector))
     .map((d) => ({ detector: d.detector, worse: d.changes.filter((c) => c.verdict === "worse").map((c) => c.measure) }))
     .filter((f) => f.worse.length > 0);
-  return { file: baseline.file, tolerance, detectors, failures };
+  return { file: baseline.file, tolerance, detectors, checked, failures };
 }
 
 /** "+0.12 s worse", "−1 better", "=" — one cell of the comparison table. */

@@ -179,7 +179,7 @@ export function renderJunit(r: Report): string {
       `worse than ${r.baseline!.file}: ${f.worse.join(", ")}`,
     ]);
   }
-  const gated = new Set(r.gates.map((g) => g.detector));
+  const gated = new Set([...r.gates.map((g) => g.detector), ...(r.baseline?.checked ?? [])]);
   // A detector no --max-* gate covers is reported as skipped, so a green run never looks like a pass it was not.
   const NOT_GATED =
     "not gated: give --max-latency, --max-missed or --max-false (and --gate) to fail CI on this detector";
