@@ -11,7 +11,7 @@ import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import { COLUMNS, footnotes, type Report, row, totals } from "./model.ts";
 import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
-import { html, jsonScript, type Markup, trusted } from "./markup.ts";
+import { jsonScript, type Markup, markup, trusted } from "./markup.ts";
 import { baselineRows, failLines } from "./text.ts";
 
 export { escapeHtml, inertJson } from "./markup.ts";
@@ -71,24 +71,20 @@ function timeline(f: FileResult, id: string): Markup {
   }
   const height = lanes.length * ROW + 30;
   const out: Markup[] = [
-    html`
-      <svg class="timeline" id="${id}" viewBox="0 0 ${X0 + W + 10} ${height}" width="100%" role="img"
-        aria-label="timeline">
-    `,
+    markup`<svg class="timeline" id="${id}" viewBox="0 0 ${
+      X0 + W + 10
+    } ${height}" width="100%" role="img" aria-label="timeline">`,
   ];
   lanes.forEach((lane, i) => {
     const y = 4 + i * ROW;
-    out.push(html`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${lane.name}</text>`);
+    out.push(markup`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${lane.name}</text>`);
     for (const s of lane.segs) {
       if (s.b <= s.a) continue;
       const w = Math.max(0.5, x(s.b) - x(s.a));
       out.push(
-        html`
-          <rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${COLORS[s.state] ??
-            "#ddd"}" ${s.ny ? trusted(' class="ny"') : ""}>
-            <title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${s.tip}</title>
-          </rect>
-        `,
+        markup`<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${
+          COLORS[s.state] ?? "#ddd"
+        }"${s.ny ? trusted(' class="ny"') : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${s.tip}</title></rect>`,
       );
     }
   });
@@ -99,19 +95,13 @@ function timeline(f: FileResult, id: string): Markup {
   const label = (t: number) => step >= 3600 ? `${t / 3600} h` : `${t} s`;
   for (let t = 0; t <= dur + 1e-9; t += step) {
     out.push(
-      html`
-        <line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid" />
-        <text x="${x(t)}" y="${axisY + 14}" text-anchor="middle" class="axis">${label(t)}</text>
-      `,
+      markup`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${
+        axisY + 14
+      }" text-anchor="middle" class="axis">${label(t)}</text>`,
     );
   }
-  out.push(
-    html`
-      <line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}" />
-    `,
-    trusted("</svg>"),
-  );
-  return html`${out}`;
+  out.push(markup`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, trusted("</svg>"));
+  return markup`${out}`;
 }
 
 /** Says which lanes were coarsened to fit (lib/score/result.ts drawnTimeline), so no one reads a slot as an exact change. */
@@ -122,14 +112,11 @@ function coarseNote(f: FileResult): Markup | "" {
   ];
   if (coarse.length === 0) return "";
   const slot = f.duration / DRAWN_POINTS;
-  return html`
-    <p
-      class="foot">Coarsened to ${DRAWN_POINTS} slots of ${slot.toFixed(
-        2,
-      )} s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${coarse.map((
-        tl,
-      ) => `${tl.detector} (${tl.changes} changes)`).join(", ")}.</p>
-  `;
+  return markup`\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${
+    slot.toFixed(2)
+  } s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${
+    coarse.map((tl) => `${tl.detector} (${tl.changes} changes)`).join(", ")
+  }.</p>`;
 }
 
 const GLUE = `(function () {
@@ -178,74 +165,56 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     const f = r.files[i];
     const cast = casts[i] ?? null;
     dataBlocks.push(jsonScript(`capture-${i}`, { cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W }));
-    sections.push(html`<section data-capture="capture-${i}">
-<h2>${f.path}</h2>
-<p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${f.truth}${
-      f.command
-        ? html`
-          · <code>${f.command}</code>
-        `
-        : ""
-    }</p>
-${timeline(f, `timeline-${i}`)}${coarseNote(f)}
-<div class="player">${cast === null ? trusted("<p>(recording too large or not a file: not embedded)</p>") : ""}</div>
-</section>`);
+    sections.push(
+      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
+        f.duration.toFixed(1)
+      } s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${f.truth}${
+        f.command ? markup` · <code>${f.command}</code>` : ""
+      }</p>\n${timeline(f, `timeline-${i}`)}${coarseNote(f)}\n<div class="player">${
+        cast === null ? trusted("<p>(recording too large or not a file: not embedded)</p>") : ""
+      }</div>\n</section>`,
+    );
   }
   const table = (head: string[], rows: string[][]) =>
-    html`
-      <table>
-        <thead>
-          <tr>${head.map((c) => html`<th>${c}</th>`)}</tr>
-        </thead>
-        <tbody>${rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody>
-      </table>
-    `;
+    markup`<table><thead><tr>${head.map((c) => markup`<th>${c}</th>`)}</tr></thead><tbody>${
+      rows.map((cells) => markup`<tr>${cells.map((c) => markup`<td>${c}</td>`)}</tr>`)
+    }</tbody></table>`;
   const scripts = [playerJs, GLUE];
   const csp = `default-src 'none'; script-src ${
     scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
   } 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
   const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) =>
-    html`<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`
+    markup`<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`
   );
   const [baseHead, ...baseRows] = baselineRows(r);
   const comparison = r.baseline
-    ? html`
-      <p>Compared with ${r.baseline.file} (durations: worse or better past ${r.baseline.tolerance.toFixed(2)} s):</p>
-      ${table(baseHead, baseRows)}
-    `
+    ? markup`\n<p>Compared with ${r.baseline.file} (durations: worse or better past ${
+      r.baseline.tolerance.toFixed(2)
+    } s):</p>\n${table(baseHead, baseRows)}`
     : "";
-  const fails = failLines(r).map((l) =>
-    html`
-      <p class="fail">${l}</p>
-    `
-  );
+  const fails = failLines(r).map((l) => markup`\n<p class="fail">${l}</p>`);
   const notes = footnotes(r);
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">
-        <title>pstlab report — ${r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`}</title>
-        <style>${trusted(playerCss)}</style>
-        <style>${trusted(CSS)}</style>
-      </head>
-      <body>
-    <h1>pstlab report</h1>
-    <p class="truth">${notes[0]}</p>
-    <p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${t.duration.toFixed(1)} s, ${t
-      .episodes} blocked episodes (truth: ${r.truth.source})</p>
-    ${table(COLUMNS, r.summaries.map((s) => row(s, r.files.length)))}${comparison}${fails}
-    <p class="legend">${legend}</p>
-    <ul class="defs">${notes.slice(1).map((n) => html`<li>${n}</li>`)}</ul>
-    ${sections.map((s, i) => html`${i ? "\n" : ""}${s}`)}
-    <p class="foot">pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · ${r.files.map((f, i) =>
-      html`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`
-    )}</p>
-    ${dataBlocks.map((d, i) => html`${i ? "\n" : ""}${d}`)}
-    <script>${trusted(playerJs)}</script>
-    <script>${trusted(GLUE)}</script>
-      </body>
-    </html>
-  `.text;
+  const lines = [
+    trusted(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8">`),
+    markup`<meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">`,
+    markup`<title>pstlab report — ${r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`}</title>`,
+    markup`<style>${trusted(playerCss)}</style><style>${trusted(CSS)}</style></head><body>`,
+    trusted("<h1>pstlab report</h1>"),
+    markup`<p class="truth">${notes[0]}</p>`,
+    markup`<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
+      t.duration.toFixed(1)
+    } s, ${t.episodes} blocked episodes (truth: ${r.truth.source})</p>`,
+    markup`${table(COLUMNS, r.summaries.map((s) => row(s, r.files.length)))}${comparison}${fails}`,
+    markup`<p class="legend">${legend}</p>`,
+    markup`<ul class="defs">${notes.slice(1).map((n) => markup`<li>${n}</li>`)}</ul>`,
+    ...sections,
+    markup`<p class="foot">pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · ${
+      r.files.map((f, i) => markup`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`)
+    }</p>`,
+    ...dataBlocks,
+    markup`<script>${trusted(playerJs)}</script>`,
+    markup`<script>${trusted(GLUE)}</script>`,
+    trusted("</body></html>\n"),
+  ];
+  return lines.join("\n");
 }

@@ -1,18 +1,19 @@
-// The one way text becomes HTML: the `html` template tag escapes every interpolated
-// value (text and attribute values alike) unless it is Markup that `html` itself built,
-// or one of the page's own constants passed through `trusted`. A renderer that writes
-// `html\`<td>${x}</td>\`` cannot forget to escape x: a merged shard's fields became
+// The one way text becomes HTML: the `markup` template tag escapes every interpolated
+// value (text and attribute values alike) unless it is Markup that `markup` itself
+// built, or one of the page's own constants passed through `trusted`. (Not named `html`:
+// deno fmt re-indents the contents of html`…` templates, which would change the page.) A renderer that writes
+// `markup\`<td>${x}</td>\`` cannot forget to escape x: a merged shard's fields became
 // markup in the page when escaping was a call each renderer had to remember.
 
 import { stripInvisible } from "../text.ts";
 
-/** HTML that pstlab built: only `html` and `trusted` make one. */
+/** HTML that pstlab built: only `markup` and `trusted` make one. */
 export class Markup {
   private constructor(readonly text: string) {}
   toString(): string {
     return this.text;
   }
-  /** @internal for html / trusted / inertJsonScript only */
+  /** For markup, trusted and jsonScript only. */
   static of(text: string): Markup {
     return new Markup(text);
   }
@@ -39,7 +40,7 @@ function piece(v: Value): string {
 }
 
 /** Markup with every interpolation escaped (arrays are joined, null/undefined/false are empty). */
-export function html(strings: TemplateStringsArray, ...values: Value[]): Markup {
+export function markup(strings: TemplateStringsArray, ...values: Value[]): Markup {
   let out = strings[0];
   for (let i = 0; i < values.length; i++) out += piece(values[i]) + strings[i + 1];
   return Markup.of(out);
@@ -60,5 +61,5 @@ export function inertJson(v: unknown): string {
 
 /** A JSON data block for the page's scripts. */
 export function jsonScript(id: string, v: unknown): Markup {
-  return html`<script type="application/json" id="${id}">${Markup.of(inertJson(v))}</script>`;
+  return markup`<script type="application/json" id="${id}">${Markup.of(inertJson(v))}</script>`;
 }

@@ -4,7 +4,7 @@
 import type { SnapshotScore } from "../score/snapshots.ts";
 import { alignRows, csvSafe, disarm, mdCode, stripInvisible, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
-import { html, trusted } from "./markup.ts";
+import { markup, trusted } from "./markup.ts";
 
 const STATES = ["blocked", "working", "idle", "unknown"];
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -137,47 +137,29 @@ export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): s
 
 export function renderSnapshotHtml(scores: SnapshotScore[], files: number, dropped: string[]): string {
   const rows = scores.map((s) =>
-    html`
-      <tr>
-        <td>${s.detector}</td>
-        <td>${pct(s.accuracy)}</td>
-        <td>${s.correct} / ${s.total}</td>
-      </tr>
-    `
+    markup`<tr><td>${s.detector}</td><td>${pct(s.accuracy)}</td><td>${s.correct} / ${s.total}</td></tr>`
   );
   const details = scores.map((s, k) =>
-    html`${k ? "\n" : ""}<h2>${s.detector}</h2><table>${
-      matrix(s).map((r, i) => html`<tr>${r.map((c) => (i === 0 ? html`<th>${c}</th>` : html`<td>${c}</td>`))}</tr>`)
+    markup`${k ? "\n" : ""}<h2>${s.detector}</h2><table>${
+      matrix(s).map((r, i) =>
+        markup`<tr>${r.map((c) => (i === 0 ? markup`<th>${c}</th>` : markup`<td>${c}</td>`))}</tr>`
+      )
     }</table><ul>${
       s.misjudged.map((m) =>
-        html`<li>${m.path}: ${m.truth} read as ${m.verdict}${
-          m.rule
-            ? html`
-              (rule ${m.rule})
-            `
-            : ""
-        }</li>`
+        markup`<li>${m.path}: ${m.truth} read as ${m.verdict}${m.rule ? markup` (rule ${m.rule})` : ""}</li>`
       )
     }</ul>`
   );
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="${trusted(
-          "default-src 'none'; style-src 'unsafe-inline'",
-        )}">
-        <title>pstlab — ${files} snapshots</title>
-        <style>${SNAPSHOT_CSS}</style>
-      </head>
-      <body>
-    <h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>
-    ${details}
-    ${dropped.length ? html`<p>Not scored (they need time, not an instant): ${dropped.join(", ")}</p>` : ""}
-      </body>
-    </html>
-  `.text;
+  const head = trusted(
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+  );
+  return [
+    markup`${head}<title>pstlab — ${files} snapshots</title><style>${SNAPSHOT_CSS}</style></head><body>`,
+    markup`<h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>`,
+    markup`${details}`,
+    markup`${dropped.length ? markup`<p>Not scored (they need time, not an instant): ${dropped.join(", ")}</p>` : ""}`,
+    trusted("</body></html>\n"),
+  ].join("\n");
 }
 
 const SNAPSHOT_CSS = trusted(
