@@ -38,13 +38,13 @@ import {
   REPORT_EXPORTERS,
   REPORT_FORMATS,
   type ReportFormat,
-  SNAPSHOT_EXPORTERS,
 } from "../report/exporters.ts";
 import { parseBaseline } from "../report/baseline.ts";
 import { UsageError } from "../errors.ts";
 import type { OpenOptions } from "../recording/open.ts";
 import type { FileResult } from "../score/result.ts";
-import { isSnapshotLabels, type Judged, parseSnapshotLabels, scoreSnapshots } from "../score/snapshots.ts";
+import { isSnapshotLabels } from "../score/snapshots.ts";
+import { snapshotReport } from "./report_snapshots.ts";
 import {
   makeShard,
   type Merged,
@@ -55,8 +55,6 @@ import {
   shardSlice,
 } from "../score/shard.ts";
 import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
-import { instantDetectors, judgeSnapshot } from "../../replay/snapshots.ts";
-import { resolve as pathResolve } from "node:path";
 import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
 import { readCapped } from "../foreign_json.ts";
@@ -218,52 +216,6 @@ function labelTolerance(v: V): number {
   return t;
 }
 
-/**
- * `report SNAPSHOT… --labels FILE` where FILE labels files, not times: every detector
- * that can judge one instant, scored on the snapshots' labels.
- */
-async function snapshotReport(
-  paths: string[],
-  labelsFile: string,
-  text: string,
-  v: V,
-  format: ReportFormat,
-  open: OpenOptions,
-): Promise<number> {
-  const labels = parseSnapshotLabels(text, labelsFile);
-  const byPath = new Map(labels.map((l) => [l.path, l]));
-  const chosen = paths.length
-    ? paths.map((p) => {
-      const l = byPath.get(pathResolve(p));
-      if (!l) throw new UsageError(`report: ${p} has no label in ${labelsFile}`);
-      return l;
-    })
-    : labels;
-  const manifest = v.manifest ?? AUTO;
-  const { kept, dropped } = instantDetectors(
-    v.detectors ??
-      [`screen:${manifest}`, `tail8k:${manifest}`, "question", `title:${manifest}`, `combined:${manifest}`],
-  );
-  if (kept.length === 0) {
-    throw new UsageError(
-      `report: none of ${
-        dropped.join(", ")
-      } can judge a single instant (use screen, tail8k, question, title or combined)`,
-    );
-  }
-  const judged: Judged[] = [];
-  for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
-  // Files whose `auto` manifest differs pool under the name they were asked by.
-  for (let i = 0; i < kept.length; i++) {
-    if (!judged.every((j) => j.verdicts[i].detector === judged[0].verdicts[i].detector)) {
-      for (const j of judged) j.verdicts[i].detector = kept[i];
-    }
-  }
-  const report = { scores: scoreSnapshots(judged), judged, dropped };
-  for (const [path, f] of outputs(v, format)) writeText(path, SNAPSHOT_EXPORTERS[f](report));
-  return 0;
-}
-
 /** Shard files, each read with the size cap and checked against the shard schema. */
 function readShards(paths: string[]): Merged {
   return mergeShards(paths.map((file) => ({ file, shard: parseShard(readCapped(file), file) })));
@@ -343,7 +295,7 @@ export const command = defineCommand(spec, async (p) => {
   const open = openOptions(v);
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
-    if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, format, open);
+    if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
   }
   if (p.positionals.length === 0) throw new UsageError(`report: missing argument (usage: ${spec.usage})`);
   const manifest = v.manifest ?? AUTO;
