@@ -50,7 +50,9 @@ export function readCapped(path: string, max = MAX_FOREIGN_JSON_BYTES): string {
   try {
     fd = path === "-" ? 0 : fs.openSync(path, "r");
   } catch (e) {
-    throw new InputError(`${path}: ${(e as { code?: string }).code === "ENOENT" ? "no such file" : String(e)}`);
+    const code = (e as { code?: string }).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
+    throw new InputError(`${path}: ${why}`);
   }
   const tooBig = () => new InputError(`${path}: over ${max} bytes, the most pstlab reads as JSON`);
   try {
