@@ -170,7 +170,10 @@ describe("--baseline", () => {
     const earlier = writeTmp(
       dir,
       "earlier.cast",
-      cast(EVENTS.map(([t, c, x]) => (c === "o" && t === 17 ? [10, c, x] : [t, c, x])).sort((a, b) => a[0] - b[0])),
+      cast(
+        EVENTS.map(([t, c, x]): [number, string, string] => (c === "o" && t === 17 ? [10, c, x] : [t, c, x]))
+          .sort((a, b) => a[0] - b[0]),
+      ),
     );
     assert.equal(cli(["report", earlier, "--detectors", DET, "-o", old]).code, 0);
     const text = cli(["report", capture, "--detectors", DET, "--baseline", old]);
