@@ -30,6 +30,11 @@ export function parseBaseline(text: string, file: string): BaselineDoc {
   } catch {
     throw new InputError(`${file}: not a pstlab report (not JSON; use report --format json)`);
   }
+  if ((doc as { pstlab_shard?: unknown })?.pstlab_shard !== undefined) {
+    throw new UsageError(
+      `report --baseline: ${file} is a shard file; give a report (report --merge … --format json -o OLD.json)`,
+    );
+  }
   const schema = (doc as { schema?: unknown })?.schema;
   if (typeof schema === "number" && schema !== REPORT_SCHEMA_VERSION) {
     throw new UsageError(
