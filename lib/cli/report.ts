@@ -29,7 +29,7 @@ import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO, usesAuto } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText } from "../../replay/embed.ts";
-import { sha256File } from "../../replay/analyze.ts";
+import { type AnalyzeOptions, sha256File } from "../../replay/analyze.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
 import {
   BY_EXTENSION,
@@ -276,6 +276,29 @@ function checkGateAfter(gate: Gate | null, report: Report): void {
   }
 }
 
+/** `--shard K/N`: analyse this machine's slice and write its shard file. */
+async function writeShard(
+  spec: string,
+  paths: string[],
+  analysis: AnalyzeOptions,
+  jobs: number | undefined,
+  output: string | undefined,
+): Promise<number> {
+  const { k, n } = parseShardSpec(spec);
+  const mine = shardSlice(paths, k, n);
+  const results = await analyzeAll(mine.map((m) => m.item), analysis, jobs ?? defaultJobs(mine.length), progressLine());
+  const shard = makeShard(
+    spec,
+    paths.length,
+    analysis.detectors,
+    analysis.truth,
+    analysis.labelTolerance ?? 0,
+    results.map((result, i) => ({ index: mine[i].index, result })),
+  );
+  writeText(output ?? "-", JSON.stringify(shard) + "\n");
+  return 0;
+}
+
 function checkFlags(v: V): void {
   if (v.merge && v.shard) throw new UsageError("report: --shard and --merge cannot be used together");
   if (v.shard && v.baseline) throw new UsageError("report: --baseline compares reports; a --shard writes none");
@@ -307,29 +330,11 @@ export const command = defineCommand(spec, async (p) => {
   const tolerance = merged ? merged.labelTolerance : labelTolerance(v);
   const gate = gateFrom(v);
   checkGate(gate, detectors);
-  // The baseline is read (and refused) before the analysis, not after minutes of it.
+  // The baseline is read (and a malformed one refused) before the analysis, not after
+  // minutes of it; whether its detectors are this run's is known once `auto` has pooled.
   const baseline = v.baseline ? parseBaseline(readCapped(v.baseline), v.baseline) : null;
-  const analysis = { detectors, truth, labels: v.labels, open, labelTolerance: tolerance };
-  if (v.shard) {
-    const { k, n } = parseShardSpec(v.shard);
-    const mine = shardSlice(p.positionals, k, n);
-    const results = await analyzeAll(
-      mine.map((m) => m.item),
-      analysis,
-      v.jobs ?? defaultJobs(mine.length),
-      progressLine(),
-    );
-    const shard = makeShard(
-      v.shard,
-      p.positionals.length,
-      detectors,
-      truth,
-      tolerance,
-      results.map((result, i) => ({ index: mine[i].index, result })),
-    );
-    writeText(v.output ?? "-", JSON.stringify(shard) + "\n");
-    return 0;
-  }
+  const analysis: AnalyzeOptions = { detectors, truth, labels: v.labels, open, labelTolerance: tolerance };
+  if (v.shard) return await writeShard(v.shard, p.positionals, analysis, v.jobs, v.output);
   const files = merged
     ? merged.files
     : await analyzeAll(p.positionals, analysis, v.jobs ?? defaultJobs(p.positionals.length), progressLine());
