@@ -25,6 +25,8 @@ export interface AnalyzeOptions {
   truth: string;
   labels?: string;
   open: OpenOptions;
+  /** `--label-tolerance` in seconds (metrics.ts ScoreOptions). */
+  labelTolerance?: number;
 }
 
 export function sha256File(path: string): string {
@@ -126,7 +128,7 @@ export async function analyzeFile(
   const drawn: DrawnTimeline[] = [];
   for (let i = 0; i < opts.detectors.length; i++) {
     const tl = sampler.timeline(i);
-    scores.push(score(tl, truth, end, lists));
+    scores.push(score(tl, truth, end, lists, { labelTolerance: opts.labelTolerance }));
     drawn.push(drawnTimeline(tl, end));
     garbage.check(); // each timeline is garbage once scored and drawn
   }

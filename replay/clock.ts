@@ -83,7 +83,7 @@ export class Sampler {
     const c = this.columns[i];
     const points = new Array(c.length);
     for (let j = 0; j < c.length; j++) points[j] = { t: c.time(j), verdict: this.verdicts[c.id(j)] };
-    return { detector: this.detectors[i].name, points, samples: this.samples[i] };
+    return { detector: this.detectors[i].name, points, samples: this.samples[i], every: this.detectors[i].every };
   }
 
   /** Every detector's timeline so far. */

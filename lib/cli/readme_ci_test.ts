@@ -35,5 +35,9 @@ test("README: the CI job's steps pass on this checkout and produce the report an
     fs.readFileSync(path.join(dir, "check.xml"), "utf8"),
     /<testsuites name="pstlab check" tests="\d+" failures="0">/,
   );
-  assert.match(fs.readFileSync(path.join(dir, "report.html"), "utf8"), /AsciinemaPlayer/);
+  const html = fs.readFileSync(path.join(dir, "report.html"), "utf8");
+  assert.ok(html.includes("AsciinemaPlayer"), "the page has the player");
+  // Judged by the screen, not by itself: the page says which truth, and the protocol row is scored.
+  assert.ok(html.includes(`<p class="truth">truth: detector screen:claude@50ms&#39;s verdicts`), "truth named");
+  assert.ok(/<tr><td>protocol<\/td><td>0\.\d\d s<\/td>/.test(html), "the protocol row is scored");
 });

@@ -1,5 +1,8 @@
 // `pstlab report`: the detector table — how fast each detector noticed that the program
-// needed the user, what it missed, how long it lingered, how often it cried wolf.
+// needed the user, what it missed, how long it lingered, how often it cried wolf. Three
+// modes, dispatched here: labelled snapshots, one shard of a split run, and the report
+// (of captures, or of merged shards). The scoring, the shard format and the renderers
+// live below (lib/score, lib/report); this file reads, dispatches and writes.
 
 import * as os from "node:os";
 import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
@@ -16,57 +19,60 @@ import {
   MANIFEST,
   missingArgument,
   number,
+  type Opt,
   OUTPUT,
   text,
   type Values,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
-import {
-  canonicalIfValid,
-  defaultDetectorNames,
-  instantDetectorNames,
-  instantKinds,
-  sameDetector,
-} from "../detect/kinds.ts";
+import { canonicalIfValid, defaultDetectorNames, sameDetector } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText } from "../../replay/embed.ts";
+import { type AnalyzeOptions, sha256File } from "../../replay/analyze.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
-import { renderMarkdown, renderTable } from "../report/text.ts";
-import { renderCsv, renderJson, renderJunit } from "../report/data.ts";
-import { renderHtml } from "../report/html.ts";
+import {
+  BY_EXTENSION,
+  FORMAT_NAMES,
+  type RenderContext,
+  REPORT_EXPORTERS,
+  REPORT_FORMATS,
+  type ReportFormat,
+} from "../report/exporters.ts";
+import { parseBaseline } from "../report/baseline.ts";
 import { UsageError } from "../errors.ts";
 import type { OpenOptions } from "../recording/open.ts";
 import type { FileResult } from "../score/result.ts";
-import { isSnapshotLabels, type Judged, parseSnapshotLabels, scoreSnapshots } from "../score/snapshots.ts";
-import { instantDetectors, judgeSnapshot } from "../../replay/snapshots.ts";
+import { isSnapshotLabels } from "../score/snapshots.ts";
+import { snapshotReport } from "./report_snapshots.ts";
 import {
-  renderSnapshotCsv,
-  renderSnapshotHtml,
-  renderSnapshotJson,
-  renderSnapshotJunit,
-  renderSnapshotMarkdown,
-  renderSnapshotTable,
-} from "../report/snapshots.ts";
-import { resolve as pathResolve } from "node:path";
+  makeShard,
+  type Merged,
+  mergeShards,
+  parseShard,
+  parseShardSpec,
+  recordingBeside,
+  shardSlice,
+} from "../score/shard.ts";
+import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
+import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
+import { readCapped } from "../foreign_json.ts";
 
-const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"] as const;
-type ReportFormat = (typeof FORMATS)[number];
-const BY_EXTENSION: Record<string, ReportFormat> = {
-  ".html": "html",
-  ".htm": "html",
-  ".json": "json",
-  ".md": "markdown",
-  ".csv": "csv",
-  ".xml": "junit",
-};
+const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
+/** --export-FORMAT for every format but the terminal table, from the exporter table. */
+const EXPORT_OPTIONS = Object.fromEntries(
+  EXPORTS.map((f, i) => [
+    `export-${f}`,
+    text("FILE", `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`),
+  ]),
+) as Record<`export-${Exclude<ReportFormat, "table">}`, Opt<string>>;
 
 export const spec = {
   name: "report",
-  summary: "score every detector against the truth: latency, missed, linger, false alarms",
+  summary: "score every detector against the truth: latency, missed, carried, linger, false alarms",
   synopsis: "FILE…",
   options: {
     truth: text(
@@ -77,20 +83,24 @@ export const spec = {
       "FILE",
       "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it);\nor PATH<TAB>state[<TAB>kind] per screen snapshot: accuracy and confusion per detector",
     ),
+    "label-tolerance": {
+      ...duration(
+        "DURATION",
+        "hand labels land late: an alarm that leads a label by at most this counts as\non time (latency 0, no false alarm); default off, e.g. 500ms",
+      ),
+      conflicts: ["merge"],
+      reason: "it is the shards' own: give it to --shard; --merge takes theirs",
+    },
     detectors: DETECTORS,
     manifest: MANIFEST,
     format: choice(
       "FORMAT",
-      FORMATS,
-      "table (default), markdown, json, csv, junit, html (default: from -o's extension)",
+      REPORT_FORMATS,
+      `${REPORT_FORMATS.map((f, i) => (i === 0 ? `${f} (default)` : f)).join(", ")} (default: from -o's extension)`,
     ),
     output: OUTPUT,
-    "export-json": text("FILE", "also write the JSON report here (any --export-* combine; one analysis)"),
-    "export-markdown": text("FILE", "also write the markdown report here"),
-    "export-html": text("FILE", "also write the HTML report here"),
-    "export-junit": text("FILE", "also write the JUnit XML here"),
-    "export-csv": text("FILE", "also write the CSV here"),
-    episodes: flag("list every truth episode with each detector's detection time"),
+    ...EXPORT_OPTIONS,
+    episodes: flag("list every truth episode with each detector's detection time (JSON always lists them)"),
     "per-file": flag("also one table per file (JSON always has per_input)"),
     jobs: JOBS,
     shard: text(
@@ -100,6 +110,25 @@ export const spec = {
     merge: {
       ...flag("FILE… are shard files: print the report one run over all their files would print"),
       conflicts: ["shard"],
+    },
+    baseline: {
+      ...text(
+        "OLD.json",
+        "compare with an earlier `report --format json` (also of --merge): each\ndetector's change in latency, missed, carried, linger and false alarms",
+      ),
+      conflicts: ["shard"],
+      reason: "--baseline compares reports; a --shard writes none",
+    },
+    "fail-on-worse": {
+      ...list("LIST", "detectors (or all) that fail (exit 1) when worse than --baseline"),
+      requires: ["baseline"],
+    },
+    "worse-tolerance": {
+      ...duration(
+        "DURATION",
+        "how much a median/max latency or mean linger may grow before it is worse\n(default 50ms); counts are worse when they grow at all",
+      ),
+      requires: ["baseline"],
     },
     gate: {
       ...list("LIST", "detectors the --max-* thresholds apply to (default protocol)"),
@@ -114,9 +143,12 @@ export const spec = {
   notes: [
     ...DETECTOR_NOTES,
     "",
-    "Latency: from the truth turning blocked to the detector's first needs-you. Linger: how",
-    "long it keeps saying needs-you after the truth leaves blocked (mean per episode).",
-    'Exit 1 when a --max-* gate fails (criterion\'s "regressed"), 2 for bad input.',
+    "Latency: from the episode's start to the first sample at or after it that says needs-you.",
+    "Carried: episodes detected by an alarm already up before they began (a stale alarm).",
+    "Linger: from the episode's end to the end of the alarm then in force, never cut at the next.",
+    "False alarms: alarms that begin outside blocked, counted where they begin, seconds by the",
+    'truth state at each instant. README "How pstlab scores" (docs/scoring.md) has the details.',
+    'Exit 1 when a --max-* gate or --fail-on-worse fails (criterion\'s "regressed"), 2 for bad input.',
   ],
   examples: [
     "pstlab report fixtures/captures/fake-claude.cast",
@@ -124,13 +156,18 @@ export const spec = {
     "pstlab report --merge part*.json --format markdown",
     "pstlab report session.cast --format markdown > report.md",
     "pstlab report runs/*.cast --format json -o report.json --jobs 4",
+    "pstlab report runs/*.cast --baseline report.json --fail-on-worse screen:auto@50ms",
     "pstlab report ci.cast --export-junit junit.xml --export-html report.html --export-json report.json",
     "pstlab report session.cast --truth protocol --detectors screen:claude@300ms,herdr:claude",
+    "pstlab report live.cast --labels hand.tsv --label-tolerance 500ms",
     "pstlab report build.cast --labels truth.tsv --manifest generic --gate protocol --max-missed 0",
   ],
 };
 
 type V = Values<typeof spec.options>;
+
+/** Default --worse-tolerance: a 50 ms sampling step is noise, not a regression. */
+export const DEFAULT_WORSE_TOLERANCE = 0.05;
 
 function gateFrom(v: V): Gate | null {
   if (v["max-latency"] === undefined && v["max-missed"] === undefined && v["max-false"] === undefined) return null;
@@ -160,44 +197,7 @@ function progressLine(): (done: number, total: number, path: string, t?: number)
   };
 }
 
-async function render(
-  format: ReportFormat,
-  built: Report,
-  argv: string[],
-  v: V,
-  open: OpenOptions,
-  color: boolean,
-): Promise<string> {
-  const report = { ...built, argv: reproduceArgv(argv, format) };
-  switch (format) {
-    case "markdown":
-      return renderMarkdown(report, { perFile: v["per-file"], episodes: v.episodes });
-    case "json":
-      return renderJson(report, { episodes: v.episodes });
-    case "csv":
-      return renderCsv(report);
-    case "junit":
-      return renderJunit(report);
-    case "html": {
-      const casts = [];
-      for (const f of report.files) casts.push(await castText(f.path, open));
-      return renderHtml(report, casts);
-    }
-    default:
-      return renderTable(report, { color, perFile: v["per-file"], episodes: v.episodes });
-  }
-}
-
-const WHERE_FLAGS = new Set([
-  "-o",
-  "--output",
-  "--format",
-  "--export-json",
-  "--export-markdown",
-  "--export-html",
-  "--export-junit",
-  "--export-csv",
-]);
+const WHERE_FLAGS = new Set(["-o", "--output", "--format", ...EXPORTS.map((f) => `--export-${f}`)]);
 
 /**
  * The command line a report prints to reproduce itself: without where it was written
@@ -219,187 +219,61 @@ function defaultJobs(files: number): number {
   return Math.max(1, Math.min(Math.floor(os.cpus().length / 2), files));
 }
 
-/** A shard file: the analysis of some files of a list, with what is needed to pool them exactly. */
-interface Shard {
-  pstlab_shard: 1;
-  shard: string;
-  total: number;
-  detectors: string[];
-  truth: string;
-  files: { index: number; result: FileResult }[];
+/** Every output asked for: the --export-* files, then -o (or stdout) in the main format. */
+function outputs(v: V, format: ReportFormat): [string, ReportFormat][] {
+  const out: [string, ReportFormat][] = [];
+  for (const f of EXPORTS) {
+    const path = v[`export-${f}`];
+    if (path) out.push([path, f]);
+  }
+  out.push([v.output ?? "-", format]);
+  return out;
 }
 
-function parseShard(s: string): { k: number; n: number } {
-  const m = /^([0-9]+)\/([0-9]+)$/.exec(s);
-  const k = m ? Number(m[1]) : 0, n = m ? Number(m[2]) : 0;
-  if (!m || n < 1 || n > 100000 || k < 1 || k > n) {
-    throw new UsageError(`report: bad --shard "${s}" (use K/N with 1 ≤ K ≤ N, e.g. 2/4)`);
+function labelTolerance(v: V): number {
+  const t = v["label-tolerance"] ?? 0;
+  if (t > MAX_LABEL_TOLERANCE) {
+    throw new UsageError(`report: --label-tolerance ${t} s is more than ${MAX_LABEL_TOLERANCE} s`);
   }
-  return { k, n };
+  return t;
 }
 
-/** The files of all shards in their original order; every index exactly once, the same detectors everywhere. */
-function mergeShards(paths: string[]): { files: FileResult[]; detectors: string[] } {
-  const parts: Shard[] = paths.map((p) => {
-    let doc: Shard;
-    try {
-      doc = JSON.parse(readTextFile(p));
-    } catch {
-      throw new UsageError(`report --merge: ${p} is not a shard file (JSON from report --shard)`);
-    }
-    if (doc?.pstlab_shard !== 1 || !Array.isArray(doc.files)) {
-      throw new UsageError(`report --merge: ${p} is not a shard file (JSON from report --shard)`);
-    }
-    return doc;
-  });
-  const first = parts[0];
-  for (const [i, part] of parts.entries()) {
-    if (
-      part.total !== first.total || part.truth !== first.truth || part.detectors.join(",") !== first.detectors.join(",")
-    ) {
-      throw new UsageError(
-        `report --merge: ${paths[i]} comes from a different run (files, detectors or truth differ from ${paths[0]})`,
-      );
-    }
-  }
-  const files: (FileResult | undefined)[] = new Array(first.total);
-  for (const part of parts) {
-    for (const f of part.files) {
-      if (files[f.index]) {
-        throw new UsageError(`report --merge: file ${f.index + 1} (${f.result.path}) is in two shards`);
-      }
-      files[f.index] = f.result;
-    }
-  }
-  const missing: number[] = [];
-  for (let i = 0; i < files.length; i++) if (!files[i]) missing.push(i + 1); // (flatMap would skip the holes)
-  if (missing.length) {
-    throw new UsageError(
-      `report --merge: ${missing.length} of ${first.total} files missing (file ${missing.slice(0, 5).join(", ")}${
-        missing.length > 5 ? ", …" : ""
-      }): a shard is missing`,
-    );
-  }
-  return { files: files as FileResult[], detectors: first.detectors };
+/** Shard files, each read with the size cap and checked against the shard schema. */
+function readShards(paths: string[]): Merged {
+  return mergeShards(paths.map((file) => ({ file, shard: parseShard(readCapped(file), file) })));
 }
 
 /**
- * `report SNAPSHOT… --labels FILE` where FILE labels files, not times: every detector
- * that can judge one instant, scored on the snapshots' labels.
+ * The recordings the HTML page embeds. A capture named on the command line is read as
+ * analysed; a merged shard's is looked for only beside its shard file (recordingBeside)
+ * and embedded only when its sha256 is the one the shard recorded.
  */
-async function snapshotReport(
-  paths: string[],
-  labelsFile: string,
-  text: string,
-  v: V,
-  format: ReportFormat,
-  open: OpenOptions,
-): Promise<number> {
-  const labels = parseSnapshotLabels(text, labelsFile);
-  const byPath = new Map(labels.map((l) => [l.path, l]));
-  const chosen = paths.length
-    ? paths.map((p) => {
-      const l = byPath.get(pathResolve(p));
-      if (!l) throw new UsageError(`report: ${p} has no label in ${labelsFile}`);
-      return l;
-    })
-    : labels;
-  const manifest = v.manifest ?? AUTO;
-  const { kept, dropped } = instantDetectors(v.detectors ?? instantDetectorNames(manifest));
-  if (kept.length === 0) {
-    throw new UsageError(`report: none of ${dropped.join(", ")} can judge a single instant (use ${instantKinds()})`);
-  }
-  const judged: Judged[] = [];
-  for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
-  // Files whose `auto` manifest differs pool under the name they were asked by.
-  for (let i = 0; i < kept.length; i++) {
-    if (!judged.every((j) => j.verdicts[i].detector === judged[0].verdicts[i].detector)) {
-      for (const j of judged) j.verdicts[i].detector = kept[i];
+async function castsFor(files: FileResult[], merged: Merged | null, open: OpenOptions): Promise<(string | null)[]> {
+  const casts: (string | null)[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i];
+    if (!merged) {
+      casts.push(await castText(f.path, open));
+      continue;
     }
+    const beside = recordingBeside(merged.from[i], f.path);
+    const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
+      sha256File(beside) === f.sha256;
+    casts.push(ok ? await castText(beside, open) : null);
   }
-  const scores = scoreSnapshots(judged);
-  const n = judged.length;
-  const render = (f: ReportFormat) =>
-    f === "json"
-      ? renderSnapshotJson(scores, n, dropped)
-      : f === "markdown"
-      ? renderSnapshotMarkdown(scores, n, dropped)
-      : f === "csv"
-      ? renderSnapshotCsv(scores)
-      : f === "junit"
-      ? renderSnapshotJunit(scores, judged.map((j) => j.path))
-      : f === "html"
-      ? renderSnapshotHtml(scores, n, dropped)
-      : renderSnapshotTable(scores, n, dropped);
-  const exports: [string | undefined, ReportFormat][] = [
-    [v["export-json"], "json"],
-    [v["export-markdown"], "markdown"],
-    [v["export-html"], "html"],
-    [v["export-junit"], "junit"],
-    [v["export-csv"], "csv"],
-  ];
-  for (const [path, f] of exports) if (path) writeText(path, render(f));
-  writeText(v.output ?? "-", render(format));
-  return 0;
+  return casts;
 }
 
-export const command = defineCommand(spec, async (p) => {
-  const v = p.values;
-  if (v.labels && !v.merge) {
-    const text = readTextFile(v.labels);
-    if (isSnapshotLabels(text)) {
-      return await snapshotReport(
-        p.positionals,
-        v.labels,
-        text,
-        v,
-        formatFor(v.format, v.output, BY_EXTENSION, "table"),
-        openOptions(v),
-      );
-    }
-  }
-  if (p.positionals.length === 0) throw missingArgument(spec);
-  const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
-  const manifest = v.manifest ?? AUTO;
-  if (manifest !== AUTO) resolveManifest(manifest);
-  const merged = v.merge ? mergeShards(p.positionals) : null;
-  const detectors = merged?.detectors ?? v.detectors ?? defaultDetectorNames(manifest);
-  const truth = v.truth ?? "auto";
-  if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
-  const gate = gateFrom(v);
-  // A gate must name a detector of the run (or one `auto` becomes): a typo must not pass CI silently.
+/** `--gate` names must be detectors of the run (or one `auto` becomes): a typo must not pass CI silently. */
+function checkGate(gate: Gate | null, detectors: string[]): void {
   const badGate = gate?.detectors.find((g) => !detectors.some((d) => sameDetector(g, d)));
   if (badGate) {
     throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
   }
-  const open = openOptions(v);
-  if (v.shard) {
-    const { k, n } = parseShard(v.shard);
-    const mine = p.positionals.map((path, index) => ({ path, index })).filter(({ index }) => index % n === k - 1);
-    const jobs = v.jobs ?? defaultJobs(mine.length);
-    const results = await analyzeAll(
-      mine.map((m) => m.path),
-      { detectors, truth, labels: v.labels, open },
-      jobs,
-      progressLine(),
-    );
-    const shard: Shard = {
-      pstlab_shard: 1,
-      shard: v.shard,
-      total: p.positionals.length,
-      detectors,
-      truth,
-      files: results.map((result, i) => ({ index: mine[i].index, result })),
-    };
-    writeText(v.output ?? "-", JSON.stringify(shard) + "\n");
-    return 0;
-  }
-  const jobs = v.jobs ?? defaultJobs(p.positionals.length);
-  const files = merged
-    ? merged.files
-    : await analyzeAll(p.positionals, { detectors, truth, labels: v.labels, open }, jobs, progressLine());
-  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
-  const report = buildReport(files, gate, reproduceArgv(p.argv, format));
+}
+
+/** After pooling: a gate on a name no summary has, or on the report's own truth, is refused. */
+function checkGateAfter(gate: Gate | null, report: Report): void {
   const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
   if (unknownGate) {
     throw new UsageError(
@@ -410,27 +284,88 @@ export const command = defineCommand(spec, async (p) => {
   }
   // Gating the truth against itself always passes: a gate that cannot fail is refused.
   const selfGraded = gate?.detectors.find((d) =>
-    report.summaries.some((s) => s.detector === d && s.truthFiles >= files.length)
+    report.summaries.some((s) => s.detector === d && s.truthFiles >= report.files.length)
   );
   if (selfGraded) {
     throw new UsageError(
       `report: --gate ${selfGraded} is this report's truth (no truth markers or --labels), so it cannot fail; give --labels FILE, or gate another detector`,
     );
   }
-  const exports: [string | undefined, ReportFormat][] = [
-    [v["export-json"], "json"],
-    [v["export-markdown"], "markdown"],
-    [v["export-html"], "html"],
-    [v["export-junit"], "junit"],
-    [v["export-csv"], "csv"],
-  ];
-  for (const [path, f] of exports) if (path) writeText(path, await render(f, report, p.argv, v, open, false));
-  writeText(v.output ?? "-", await render(format, report, p.argv, v, open, !v.output && colorEnabled(1)));
-  if (report.gates.some((g) => g.failures.length)) {
-    throw new ExitCode(
-      1,
-      report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`).join("; "),
-    );
+}
+
+/** `--shard K/N`: analyse this machine's slice and write its shard file. */
+async function writeShard(
+  spec: string,
+  paths: string[],
+  analysis: AnalyzeOptions,
+  jobs: number | undefined,
+  output: string | undefined,
+): Promise<number> {
+  const { k, n } = parseShardSpec(spec);
+  const mine = shardSlice(paths, k, n);
+  const results = await analyzeAll(mine.map((m) => m.item), analysis, jobs ?? defaultJobs(mine.length), progressLine());
+  const shard = makeShard(
+    spec,
+    paths.length,
+    analysis.detectors,
+    analysis.truth,
+    analysis.labelTolerance ?? 0,
+    results.map((result, i) => ({ index: mine[i].index, result })),
+  );
+  writeText(output ?? "-", JSON.stringify(shard) + "\n");
+  return 0;
+}
+
+export const command = defineCommand(spec, async (p) => {
+  const v = p.values;
+  const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
+  const open = openOptions(v);
+  if (v.labels && !v.merge) {
+    const text = readTextFile(v.labels);
+    if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
   }
+  if (p.positionals.length === 0) throw missingArgument(spec);
+  const manifest = v.manifest ?? AUTO;
+  if (manifest !== AUTO) resolveManifest(manifest);
+  const merged = v.merge ? readShards(p.positionals) : null;
+  const detectors = merged?.detectors ?? v.detectors ?? defaultDetectorNames(manifest);
+  const truth = v.truth ?? "auto";
+  if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
+  const tolerance = merged ? merged.labelTolerance : labelTolerance(v);
+  const gate = gateFrom(v);
+  checkGate(gate, detectors);
+  // The baseline is read (and a malformed one refused) before the analysis, not after
+  // minutes of it; whether its detectors are this run's is known once `auto` has pooled.
+  const baseline = v.baseline ? parseBaseline(readCapped(v.baseline), v.baseline) : null;
+  const analysis: AnalyzeOptions = { detectors, truth, labels: v.labels, open, labelTolerance: tolerance };
+  if (v.shard) return await writeShard(v.shard, p.positionals, analysis, v.jobs, v.output);
+  const files = merged
+    ? merged.files
+    : await analyzeAll(p.positionals, analysis, v.jobs ?? defaultJobs(p.positionals.length), progressLine());
+  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
+  const report = buildReport(files, gate, reproduceArgv(p.argv, format), {
+    labelTolerance: tolerance,
+    baseline: baseline
+      ? { doc: baseline, tolerance: v["worse-tolerance"] ?? DEFAULT_WORSE_TOLERANCE, failOn: v["fail-on-worse"] ?? [] }
+      : undefined,
+  });
+  checkGateAfter(gate, report);
+  const targets = outputs(v, format);
+  const ctx: RenderContext = {
+    perFile: v["per-file"],
+    episodes: v.episodes,
+    casts: targets.some(([, f]) => f === "html") ? await castsFor(files, merged, open) : undefined,
+  };
+  for (const [path, f] of targets) {
+    const color = path === "-" && !v.output && colorEnabled(1);
+    writeText(path, REPORT_EXPORTERS[f]({ ...report, argv: reproduceArgv(p.argv, f) }, { ...ctx, color }));
+  }
+  const failed = [
+    ...report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`),
+    ...(report.baseline?.failures ?? []).map((f) =>
+      `${f.detector}: worse than ${report.baseline!.file}: ${f.worse.join(", ")}`
+    ),
+  ];
+  if (failed.length) throw new ExitCode(1, failed.join("; "));
   return 0;
 });

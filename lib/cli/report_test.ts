@@ -45,8 +45,8 @@ const json = (args: string[]) => {
 describe("report: known answers", () => {
   test("latency, missed, linger, false alarms per detector", () => {
     const j = json([cap, "--detectors", DET]);
-    assert.equal(j.schema, 1);
-    assert.equal(j.truth, "markers");
+    assert.equal(j.schema, 2);
+    assert.equal(j.truth.source, "markers");
     assert.deepEqual(
       j.inputs.map((i: { blocked_episodes: number; duration_s: number }) => [i.blocked_episodes, i.duration_s]),
       [[1, 12]],
@@ -69,9 +69,9 @@ describe("report: known answers", () => {
   test("the text table has the reference table's columns", () => {
     const r = cli(["report", cap, "--detectors", DET]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /Detector +Median latency +Max +Missed +Linger +False, working +False, idle/);
-    assert.match(r.stdout, /quiet>=1s +1\.00 s +1\.00 s +0 \/ 1 +0 s +0 +1 \/ 4 s/);
-    assert.match(r.stdout, /screen:claude@700ms +0\.10 s +0\.10 s +0 \/ 1 +0\.6 s/);
+    assert.match(r.stdout, /Detector +Median latency +Max +Missed +Carried +Linger +False, working +False, idle/);
+    assert.match(r.stdout, /quiet>=1s +1\.00 s +1\.00 s +0 \/ 1 +0 +0 s +0 +1 \/ 4\.0 s/);
+    assert.match(r.stdout, /screen:claude@700ms +0\.10 s +0\.10 s +0 \/ 1 +0 +0\.6 s/);
   });
   test("--episodes lists every episode with each detector's detection time", () => {
     const r = cli(["report", cap, "--detectors", DET, "--episodes"]);
@@ -85,7 +85,7 @@ describe("report: formats", () => {
     const r = cli(["report", cap, "--detectors", DET, "--format", "markdown"]);
     assert.match(
       r.stdout,
-      /\| Detector \| Median latency \| Max \| Missed \| Linger \| False, working \| False, idle \|\n\|:---\|---:\|/,
+      /\| Detector \| Median latency \| Max \| Missed \| Carried \| Linger \| False, working \| False, idle \|\n\|:---\|---:\|/,
     );
     assert.match(r.stdout, /\| `quiet>=1s` \| 1\.00 s \|/);
     assert.match(
@@ -97,7 +97,7 @@ describe("report: formats", () => {
     const csv = cli(["report", cap, "--detectors", DET, "--format", "csv"]).stdout.trim().split("\n");
     assert.equal(
       csv[0],
-      "file,detector,episodes,detected,missed,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,false_working_count,false_working_s,false_idle_count,false_idle_s,truth_for_files",
+      "file,detector,episodes,detected,missed,carried,latency_median_s,latency_p95_s,latency_max_s,linger_mean_s,linger_into_next,false_working_count,false_working_s,false_idle_count,false_idle_s,truth_for_files",
     );
     assert.equal(csv.length, 6);
     const xml = cli(["report", cap, "--detectors", DET, "--format", "junit"]).stdout;
@@ -109,7 +109,7 @@ describe("report: formats", () => {
   test("-o infers the format from the extension", () => {
     const out = path.join(dir, "r.json");
     assert.equal(cli(["report", cap, "--detectors", "protocol", "-o", out]).code, 0);
-    assert.equal(JSON.parse(fs.readFileSync(out, "utf8")).schema, 1);
+    assert.equal(JSON.parse(fs.readFileSync(out, "utf8")).schema, 2);
   });
 });
 
@@ -138,7 +138,7 @@ describe("report: truth sources and gates", () => {
     const bare = writeTmp(dir, "bare.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
     const labels = writeTmp(dir, "truth.tsv", "0\tworking\n2\tblocked\tpermission\n5\tworking\n7\tidle\n");
     const j = json([bare, "--labels", labels, "--detectors", DET]);
-    assert.match(j.truth, /^labels/);
+    assert.match(j.truth.source, /^labels/);
     assert.equal(j.inputs[0].blocked_episodes, 1);
     const bad = writeTmp(dir, "bad.tsv", "0\tworking\nx\tidle\n");
     const r = cli(["report", bare, "--labels", bad]);
@@ -147,18 +147,18 @@ describe("report: truth sources and gates", () => {
   });
   test("a detector as the truth compares two detectors directly", () => {
     const j = json([cap, "--truth", "protocol", "--detectors", "screen:claude@700ms"]);
-    assert.equal(j.truth, "detector:protocol");
+    assert.equal(j.truth.source, "detector:protocol");
     assert.equal(j.detectors.length, 1);
     assert.equal(j.detectors[0].latency_s.max, 0.1);
   });
   test("without truth markers the protocol's reports are the truth", () => {
     const bare = writeTmp(dir, "bare2.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
-    assert.equal(json([bare, "--detectors", "screen:claude@50ms"]).truth, "detector:protocol");
+    assert.equal(json([bare, "--detectors", "screen:claude@50ms"]).truth.source, "detector:protocol");
   });
   test("the truth is named, not scored: the protocol row when the protocol is the truth, in every format", () => {
     const bare = writeTmp(dir, "bare3.cast", capture().split("\n").filter((l) => !l.includes('"m"')).join("\n"));
     const args = [bare, "--detectors", "protocol,screen:claude@50ms"];
-    assert.match(cli(["report", ...args]).stdout, /^protocol \(the truth\) +– +– +– +– +– +–$/m);
+    assert.match(cli(["report", ...args]).stdout, /^protocol \(the truth\) +– +– +– +– +– +– +–$/m);
     assert.match(cli(["report", ...args, "--format", "markdown"]).stdout, /\| `protocol \(the truth\)` \| – \|/);
     const j = json(args);
     assert.equal(j.detectors[0].truth_for_files, 1);

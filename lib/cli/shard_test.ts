@@ -38,9 +38,43 @@ describe("report --shard / --merge", () => {
     assert.equal(miss.code, 2);
     assert.match(miss.stderr, /2 of 5 files missing \(file 2, 4\): a shard is missing/);
     assert.match(cli(["report", "--merge", p1, p1, p2]).stderr, /is in two shards/);
-    assert.match(cli(["report", "--merge", F("deploy.cast")]).stderr, /is not a shard file/);
+    assert.match(cli(["report", "--merge", F("deploy.cast")]).stderr, /deploy\.cast: not a shard file/);
     for (const bad of ["0/2", "3/2", "x", "1/0"]) {
       assert.match(cli(["report", ...FILES, "--shard", bad]).stderr, /bad --shard/);
     }
+  });
+  test("a merged HTML report embeds a recording only beside its shard, and only when its sha256 is the shard's", () => {
+    // The CI layout: captures in caps/, the shard written beside them, merged elsewhere.
+    const ci = path.join(dir, "ci"), caps = path.join(ci, "caps");
+    fs.mkdirSync(caps, { recursive: true });
+    fs.copyFileSync(F("sim-late.cast"), path.join(caps, "late.cast"));
+    fs.copyFileSync(F("sim-stale.cast"), path.join(caps, "stale.cast"));
+    const secret = path.join(dir, "secret.cast");
+    fs.copyFileSync(F("sim-correct.cast"), secret);
+    const shard = path.join(ci, "part.json");
+    const r = cli([
+      "report",
+      "caps/late.cast",
+      "caps/stale.cast",
+      secret,
+      "--detectors",
+      "protocol",
+      "--shard",
+      "1/1",
+      "-o",
+      shard,
+    ], { cwd: ci });
+    assert.equal(r.code, 0, r.stderr);
+    fs.appendFileSync(path.join(caps, "stale.cast"), "\n"); // changed since the shard was made
+    const html = path.join(dir, "merged.html");
+    assert.equal(cli(["report", "--merge", shard, "-o", html]).code, 0);
+    const casts = [
+      ...fs.readFileSync(html, "utf8").matchAll(/<script type="application\/json" id="capture-\d">(.*?)<\/script>/g),
+    ]
+      .map((m) => JSON.parse(m[1]).cast);
+    assert.equal(casts.length, 3);
+    assert.ok(typeof casts[0] === "string" && casts[0].length > 100, "beside the shard, same sha256: embedded");
+    assert.equal(casts[1], null, "changed since: not embedded");
+    assert.equal(casts[2], null, "an absolute path in a shard is never read");
   });
 });

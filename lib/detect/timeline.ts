@@ -24,6 +24,12 @@ export interface Timeline {
   detector: string;
   points: Sample[];
   samples: number;
+  /**
+   * The sampling period in seconds (samples at k·every); 0 or absent: judged after every
+   * event. Scoring needs it: an alarm carried into an episode is seen at the first sample
+   * at or after the episode's start, not at the start itself.
+   */
+  every?: number;
 }
 
 /** Two verdicts are one change point when state, needs-you and rule agree (evidence may differ). */

@@ -9,23 +9,12 @@
 import { createHash } from "node:crypto";
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
-import { COLUMNS, type Report, row, totals } from "./model.ts";
+import { COLUMNS, footnotes, type Report, row, totals } from "./model.ts";
 import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
-import { stripInvisible } from "../text.ts";
+import { jsonScript, type Markup, markup, trusted } from "./markup.ts";
+import { baselineRows, failLines } from "./text.ts";
 
-export function escapeHtml(s: string): string {
-  return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;")
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "�");
-}
-
-/** JSON that is safe inside <script type="application/json">. */
-export function inertJson(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(
-    /[\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
+export { escapeHtml, inertJson } from "./markup.ts";
 
 /** On every slot of a coarsened lane: a slot is not an exact change. */
 const COARSE = " (coarsened: the slot's longest needs-you verdict, else its longest)";
@@ -41,7 +30,7 @@ const COLORS: Record<string, string> = {
 };
 const X0 = 230, W = 1000, ROW = 20;
 
-function timeline(f: FileResult, id: string): string {
+function timeline(f: FileResult, id: string): Markup {
   const dur = Math.max(f.duration, 1e-6);
   const x = (t: number) => X0 + (Math.max(0, Math.min(t, dur)) / dur) * W;
   const lanes: { name: string; segs: { a: number; b: number; state: string; ny: boolean; tip: string }[] }[] = [];
@@ -81,23 +70,21 @@ function timeline(f: FileResult, id: string): string {
     });
   }
   const height = lanes.length * ROW + 30;
-  const out: string[] = [
-    `<svg class="timeline" id="${id}" viewBox="0 0 ${
+  const out: Markup[] = [
+    markup`<svg class="timeline" id="${id}" viewBox="0 0 ${
       X0 + W + 10
     } ${height}" width="100%" role="img" aria-label="timeline">`,
   ];
   lanes.forEach((lane, i) => {
     const y = 4 + i * ROW;
-    out.push(`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${escapeHtml(lane.name)}</text>`);
+    out.push(markup`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${lane.name}</text>`);
     for (const s of lane.segs) {
       if (s.b <= s.a) continue;
       const w = Math.max(0.5, x(s.b) - x(s.a));
       out.push(
-        `<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${
+        markup`<rect x="${x(s.a).toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${
           COLORS[s.state] ?? "#ddd"
-        }"${s.ny ? ' class="ny"' : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${
-          escapeHtml(s.tip)
-        }</title></rect>`,
+        }"${s.ny ? trusted(' class="ny"') : ""}><title>${s.a.toFixed(2)}–${s.b.toFixed(2)} s: ${s.tip}</title></rect>`,
       );
     }
   });
@@ -108,27 +95,27 @@ function timeline(f: FileResult, id: string): string {
   const label = (t: number) => step >= 3600 ? `${t / 3600} h` : `${t} s`;
   for (let t = 0; t <= dur + 1e-9; t += step) {
     out.push(
-      `<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${
+      markup`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${
         axisY + 14
       }" text-anchor="middle" class="axis">${label(t)}</text>`,
     );
   }
-  out.push(`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, "</svg>");
-  return out.join("");
+  out.push(markup`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, trusted("</svg>"));
+  return markup`${out}`;
 }
 
 /** Says which lanes were coarsened to fit (lib/score/result.ts drawnTimeline), so no one reads a slot as an exact change. */
-function coarseNote(f: FileResult): string {
+function coarseNote(f: FileResult): Markup | "" {
   const coarse = [
     ...(f.truthChanges !== undefined ? [{ detector: "truth", changes: f.truthChanges }] : []),
     ...f.timelines.filter((tl) => tl.changes !== undefined),
   ];
   if (coarse.length === 0) return "";
   const slot = f.duration / DRAWN_POINTS;
-  return `\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${
+  return markup`\n<p class="foot">Coarsened to ${DRAWN_POINTS} slots of ${
     slot.toFixed(2)
   } s (each shows its longest needs-you verdict, else its longest verdict; the tables are exact): ${
-    coarse.map((tl) => `${escapeHtml(tl.detector)} (${tl.changes} changes)`).join(", ")
+    coarse.map((tl) => `${tl.detector} (${tl.changes} changes)`).join(", ")
   }.</p>`;
 }
 
@@ -162,7 +149,8 @@ h1{font-size:20px}h2{font-size:16px;margin-top:32px}table{border-collapse:collap
 th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left;font-family:ui-monospace,monospace}
 .timeline{cursor:pointer;margin:8px 0}.lane{font:11px ui-monospace,monospace;fill:#333}.axis{font:10px sans-serif;fill:#666}
 .grid{stroke:#eee}.cursor{stroke:#000;stroke-width:1.5}rect.ny{stroke:#a02020;stroke-width:.6}
-.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}.foot{color:#666;font-size:12px;margin-top:24px}`;
+.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}.foot{color:#666;font-size:12px;margin-top:24px}
+.truth{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px}.fail{color:#b00020;font-weight:bold}.defs{color:#555;font-size:12px}`;
 
 function sha256b64(s: string): string {
   return createHash("sha256").update(s, "utf8").digest("base64");
@@ -171,54 +159,62 @@ function sha256b64(s: string): string {
 /** `casts[i]`: file i as asciicast v3 text for the player (null: not embedded), as the analysis read it. */
 export function renderHtml(r: Report, casts: (string | null)[]): string {
   const t = totals(r);
-  const sections: string[] = [];
-  const dataBlocks: string[] = [];
+  const sections: Markup[] = [];
+  const dataBlocks: Markup[] = [];
   for (let i = 0; i < r.files.length; i++) {
     const f = r.files[i];
     const cast = casts[i] ?? null;
-    dataBlocks.push(
-      `<script type="application/json" id="capture-${i}">${
-        inertJson({ cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W })
-      }</script>`,
+    dataBlocks.push(jsonScript(`capture-${i}`, { cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W }));
+    sections.push(
+      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
+        f.duration.toFixed(1)
+      } s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${f.truth}${
+        f.command ? markup` · <code>${f.command}</code>` : ""
+      }</p>\n${timeline(f, `timeline-${i}`)}${coarseNote(f)}\n<div class="player">${
+        cast === null ? trusted("<p>(recording too large or not a file: not embedded)</p>") : ""
+      }</div>\n</section>`,
     );
-    sections.push(`<section data-capture="capture-${i}">
-<h2>${escapeHtml(f.path)}</h2>
-<p>${f.duration.toFixed(1)} s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${
-      escapeHtml(f.truth)
-    }${f.command ? ` · <code>${escapeHtml(f.command)}</code>` : ""}</p>
-${timeline(f, `timeline-${i}`)}${coarseNote(f)}
-<div class="player">${cast === null ? "<p>(recording too large or not a file: not embedded)</p>" : ""}</div>
-</section>`);
   }
-  const table = (sums: Report["summaries"]) =>
-    `<table><thead><tr>${COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>${
-      sums.map((s) => `<tr>${row(s, r.files.length).map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("")
+  const table = (head: string[], rows: string[][]) =>
+    markup`<table><thead><tr>${head.map((c) => markup`<th>${c}</th>`)}</tr></thead><tbody>${
+      rows.map((cells) => markup`<tr>${cells.map((c) => markup`<td>${c}</td>`)}</tr>`)
     }</tbody></table>`;
   const scripts = [playerJs, GLUE];
   const csp = `default-src 'none'; script-src ${
     scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
   } 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
   const legend = Object.entries(COLORS).filter(([k]) => k !== "unlabeled").map(([k, c]) =>
-    `<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`
-  ).join("");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<title>pstlab report — ${escapeHtml(r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`)}</title>
-<style>${playerCss}</style><style>${CSS}</style></head><body>
-<h1>pstlab report</h1>
-<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
-    t.duration.toFixed(1)
-  } s, ${t.episodes} blocked episodes (truth: ${escapeHtml(r.truth)})</p>
-${table(r.summaries)}
-<p class="legend">${legend}</p>
-${sections.join("\n")}
-<p class="foot">pstlab ${escapeHtml(r.tool.version)} · OSC 7501 revision ${escapeHtml(r.spec.osc7501_revision)} · ${
-    r.files.map((f) => `${escapeHtml(f.path)} sha256 ${f.sha256}`).join(" · ")
-  }</p>
-${dataBlocks.join("\n")}
-<script>${playerJs}</script>
-<script>${GLUE}</script>
-</body></html>
-`;
+    markup`<span style="background:${c}"></span>${k === "blocked" ? "blocked / needs you" : k}`
+  );
+  const [baseHead, ...baseRows] = baselineRows(r);
+  const comparison = r.baseline
+    ? markup`\n<p>Compared with ${r.baseline.file} (durations: worse or better past ${
+      r.baseline.tolerance.toFixed(2)
+    } s):</p>\n${table(baseHead, baseRows)}`
+    : "";
+  const fails = failLines(r).map((l) => markup`\n<p class="fail">${l}</p>`);
+  const notes = footnotes(r);
+  const lines = [
+    trusted(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8">`),
+    markup`<meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">`,
+    markup`<title>pstlab report — ${r.files.length === 1 ? r.files[0].path : `${r.files.length} captures`}</title>`,
+    markup`<style>${trusted(playerCss)}</style><style>${trusted(CSS)}</style></head><body>`,
+    trusted("<h1>pstlab report</h1>"),
+    markup`<p class="truth">${notes[0]}</p>`,
+    markup`<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
+      t.duration.toFixed(1)
+    } s, ${t.episodes} blocked episodes (truth: ${r.truth.source})</p>`,
+    markup`${table(COLUMNS, r.summaries.map((s) => row(s, r.files.length)))}${comparison}${fails}`,
+    markup`<p class="legend">${legend}</p>`,
+    markup`<ul class="defs">${notes.slice(1).map((n) => markup`<li>${n}</li>`)}</ul>`,
+    ...sections,
+    markup`<p class="foot">pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · ${
+      r.files.map((f, i) => markup`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`)
+    }</p>`,
+    ...dataBlocks,
+    markup`<script>${trusted(playerJs)}</script>`,
+    markup`<script>${trusted(GLUE)}</script>`,
+    trusted("</body></html>\n"),
+  ];
+  return lines.join("\n");
 }

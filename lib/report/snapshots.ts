@@ -4,7 +4,7 @@
 import type { SnapshotScore } from "../score/snapshots.ts";
 import { alignRows, csvSafe, disarm, mdCode, stripInvisible, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
-import { escapeHtml } from "./html.ts";
+import { markup, trusted } from "./markup.ts";
 
 const STATES = ["blocked", "working", "idle", "unknown"];
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -137,22 +137,31 @@ export function renderSnapshotJunit(scores: SnapshotScore[], paths: string[]): s
 
 export function renderSnapshotHtml(scores: SnapshotScore[], files: number, dropped: string[]): string {
   const rows = scores.map((s) =>
-    `<tr><td>${escapeHtml(s.detector)}</td><td>${pct(s.accuracy)}</td><td>${s.correct} / ${s.total}</td></tr>`
-  ).join("");
-  const details = scores.map((s) =>
-    `<h2>${escapeHtml(s.detector)}</h2><table>${
+    markup`<tr><td>${s.detector}</td><td>${pct(s.accuracy)}</td><td>${s.correct} / ${s.total}</td></tr>`
+  );
+  const details = scores.map((s, k) =>
+    markup`${k ? "\n" : ""}<h2>${s.detector}</h2><table>${
       matrix(s).map((r, i) =>
-        `<tr>${r.map((c) => (i === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join("")}</tr>`
-      ).join("")
+        markup`<tr>${r.map((c) => (i === 0 ? markup`<th>${c}</th>` : markup`<td>${c}</td>`))}</tr>`
+      )
     }</table><ul>${
       s.misjudged.map((m) =>
-        `<li>${escapeHtml(m.path)}: ${escapeHtml(m.truth)} read as ${escapeHtml(m.verdict)}${
-          m.rule ? ` (rule ${escapeHtml(m.rule)})` : ""
-        }</li>`
-      ).join("")
+        markup`<li>${m.path}: ${m.truth} read as ${m.verdict}${m.rule ? markup` (rule ${m.rule})` : ""}</li>`
+      )
     }</ul>`
-  ).join("\n");
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"><title>pstlab — ${files} snapshots</title><style>body{font:14px system-ui,sans-serif;margin:24px}td,th{padding:2px 10px;text-align:right}td:first-child{text-align:left}</style></head><body>\n<h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>\n${details}\n${
-    dropped.length ? `<p>Not scored (they need time, not an instant): ${dropped.map(escapeHtml).join(", ")}</p>` : ""
-  }\n</body></html>\n`;
+  );
+  const head = trusted(
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+  );
+  return [
+    markup`${head}<title>pstlab — ${files} snapshots</title><style>${SNAPSHOT_CSS}</style></head><body>`,
+    markup`<h1>${files} labelled snapshots</h1><table><tr><th>Detector</th><th>Accuracy</th><th>Correct</th></tr>${rows}</table>`,
+    markup`${details}`,
+    markup`${dropped.length ? markup`<p>Not scored (they need time, not an instant): ${dropped.join(", ")}</p>` : ""}`,
+    trusted("</body></html>\n"),
+  ].join("\n");
 }
+
+const SNAPSHOT_CSS = trusted(
+  "body{font:14px system-ui,sans-serif;margin:24px}td,th{padding:2px 10px;text-align:right}td:first-child{text-align:left}",
+);

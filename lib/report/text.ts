@@ -1,10 +1,11 @@
 // Terminal table and markdown (for bug reports: it ends with what is needed to
 // reproduce it — fixture hash, pstlab version, spec revision, the command).
 
-import { COLUMNS, type Report, type ReportSummary, row, totals, truthNotes } from "./model.ts";
+import { COLUMNS, footnotes, type Report, type ReportSummary, row, totals, truthNotes } from "./model.ts";
 import { alignRows, disarm, mdCode, paint } from "../text.ts";
+import { fmtChange, MEASURES } from "./baseline.ts";
 
-const RIGHT = new Set([1, 2, 3, 4, 5, 6]);
+const RIGHT = new Set([1, 2, 3, 4, 5, 6, 7]);
 
 // Every string from a capture or a file name (paths, truth sources and kinds, rule and
 // detector names from manifests) goes through disarm before it reaches a terminal or a
@@ -14,7 +15,7 @@ function heading(r: Report): string {
   const t = totals(r);
   const files = r.files.length === 1 ? disarm(r.files[0].path) : `${r.files.length} files`;
   return `${files}: ${t.duration.toFixed(1)} s, ${t.episodes} blocked episode${t.episodes === 1 ? "" : "s"} (truth: ${
-    disarm(r.truth)
+    disarm(r.truth.source)
   })`;
 }
 
@@ -46,16 +47,29 @@ export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolea
   const notes = truthNotes(r).map(disarm);
   if (notes.length) out.push("", ...notes);
   if (opts.episodes) out.push("", ...episodeLines(r));
-  for (const g of r.gates) {
-    if (g.failures.length) {
-      out.push(paint(!!opts.color, "31", `FAIL ${disarm(g.detector)}: ${g.failures.join("; ")}`));
-    }
+  if (r.baseline) {
+    const b = r.baseline;
+    out.push("", `compared with ${disarm(b.file)} (durations: worse or better past ${b.tolerance.toFixed(2)} s):`);
+    out.push(...alignRows(baselineRows(r).map((cells) => cells.map(disarm)), RIGHT));
   }
-  out.push(
-    "",
-    `latency: nearest-rank percentiles; linger: mean per episode; false alarms: needs-you episodes that start while the truth is working / idle (count / seconds)`,
-  );
+  for (const line of failLines(r)) out.push(paint(!!opts.color, "31", disarm(line)));
+  out.push("", ...footnotes(r).map(disarm));
   return out.join("\n") + "\n";
+}
+
+/** The comparison with the baseline as rows (header first): one cell per measure. */
+export function baselineRows(r: Report): string[][] {
+  const head = ["Detector", ...MEASURES.map((m) => m[0].toUpperCase() + m.slice(1))];
+  return [head, ...(r.baseline?.detectors ?? []).map((d) => [d.detector, ...d.changes.map(fmtChange)])];
+}
+
+/** FAIL lines: --max-* gates, then --fail-on-worse. */
+export function failLines(r: Report): string[] {
+  const out = r.gates.filter((g) => g.failures.length).map((g) => `FAIL ${g.detector}: ${g.failures.join("; ")}`);
+  for (const f of r.baseline?.failures ?? []) {
+    out.push(`FAIL ${f.detector}: worse than ${r.baseline!.file}: ${f.worse.join(", ")}`);
+  }
+  return out;
 }
 
 export function episodeLines(r: Report): string[] {
@@ -71,8 +85,8 @@ export function episodeLines(r: Report): string[] {
         const ep = s.episodes[i];
         return [
           `    ${disarm(s.detector)}`,
-          ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s`,
-          ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s` : "",
+          ep.detectedAt === null ? "missed" : `+${ep.latency!.toFixed(3)} s${ep.carried ? " (carried)" : ""}`,
+          ep.linger > 0 ? `linger ${ep.linger.toFixed(2)} s${ep.lingerIntoNext ? " (into the next episode)" : ""}` : "",
         ];
       });
       out.push(...alignRows(rows));
@@ -103,14 +117,30 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
   }
   for (const n of truthNotes(r)) out.push("", mdEscape(n));
   if (opts.episodes) out.push("", "```", ...episodeLines(r).map((l) => l.replace(/`/g, "'")), "```");
+  if (r.baseline) {
+    const [head, ...rows] = baselineRows(r);
+    out.push(
+      "",
+      `Compared with ${mdCode(r.baseline.file)} (durations: worse or better past ${
+        r.baseline.tolerance.toFixed(2)
+      } s):`,
+      "",
+      `| ${head.join(" | ")} |`,
+      `|:---|${head.slice(1).map(() => "---:").join("|")}|`,
+      ...rows.map(([d, ...cells]) => `| ${mdCode(d)} | ${cells.join(" | ")} |`),
+    );
+  }
   for (const g of r.gates) {
     if (g.failures.length) out.push("", `**FAIL** ${mdCode(g.detector)}: ${g.failures.join("; ")}`);
   }
-  out.push("");
+  for (const f of r.baseline?.failures ?? []) {
+    out.push("", `**FAIL** ${mdCode(f.detector)}: worse than ${mdCode(r.baseline!.file)}: ${f.worse.join(", ")}`);
+  }
+  out.push("", ...footnotes(r).map((n) => `- ${mdEscape(n)}`), "");
   const fixtures = r.files.map((f) => `${mdCode(f.path)} sha256 \`${f.sha256.slice(0, 16)}…\``).join(", ");
   out.push(
     `<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${
-      mdEscape(r.truth)
+      mdEscape(r.truth.source)
     } · ${fixtures} · reproduce: \`pstlab ${
       r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ").replace(
         /\|/g,

@@ -59,25 +59,75 @@ describe("latency, missed, linger", () => {
     const sum = summarize("d", [s]);
     assert.deepEqual([sum.episodes, sum.detected, sum.missed], [2, 1, 1]);
   });
-  test("a detector already saying needs-you when the episode starts has latency 0", () => {
-    const s = score(tl([[0, false], [8, true], [15, false]]), T, 40);
-    close(s.episodes[0].latency, 0);
-    assert.equal(s.falseAlarms.working.count, 1);
-    close(s.falseAlarms.working.seconds, 2);
+  test("an alarm carried into an episode is seen at the first sample at or after its start", () => {
+    // Sampled every 0.7 s: the episode starts at 10, the first sample after is 10.5.
+    const sampled = { ...tl([[0, false], [7.7, true], [15.4, false]]), every: 0.7 };
+    const s = score(sampled, T, 40);
+    close(s.episodes[0].latency, 0.5);
+    assert.equal(s.episodes[0].carried, true);
+    // Judged at every event: the start itself.
+    const s2 = score(tl([[0, false], [8, true], [15, false]]), T, 40);
+    close(s2.episodes[0].latency, 0);
+    assert.equal(s2.episodes[0].carried, true);
+    assert.equal(s2.falseAlarms.working.count, 1);
+    close(s2.falseAlarms.working.seconds, 2);
+    const sum = summarize("d", [s2]);
+    assert.equal(sum.carried, 1);
+    assert.deepEqual(sum.freshLatency, { median: null, max: null });
+  });
+  test("a carried run that ends before the first sample: the next run detects, not carried", () => {
+    const sampled = { ...tl([[0, false], [9, true], [10.5, false], [12, true], [15, false]]), every: 1.5 };
+    const s = score(sampled, T, 40);
+    close(s.episodes[0].detectedAt, 12);
+    assert.equal(s.episodes[0].carried, false);
   });
   test("a lingering detector: linger after the episode is not a false alarm", () => {
     const s = score(tl([[0, false], [10.1, true], [22, false]]), T, 40);
     close(s.episodes[0].linger, 7);
+    assert.equal(s.episodes[0].lingerIntoNext, false);
     assert.equal(s.falseAlarms.working.count, 0);
     assert.equal(s.falseAlarms.idle.count, 0);
     close(s.falseAlarms.working.seconds, 0);
     close(s.falseAlarms.idle.seconds, 0);
   });
-  test("linger stops at the next episode", () => {
+  test("linger is never cut at the next episode; the next one is then carried", () => {
     const s = score(tl([[0, false], [10.1, true]]), T, 40);
-    close(s.episodes[0].linger, 15); // 15 → 30, the next episode's start
+    close(s.episodes[0].linger, 25); // 15 → 40, through the next episode
+    assert.equal(s.episodes[0].lingerIntoNext, true);
     close(s.episodes[1].latency, 0);
+    assert.equal(s.episodes[1].carried, true);
     close(s.episodes[1].linger, 5); // 35 → 40 (the end)
+    assert.equal(s.episodes[1].lingerIntoNext, false);
+    const sum = summarize("d", [s]);
+    assert.equal(sum.linger.intoNext, 1);
+    close(sum.linger.mean, 15);
+    // Begun inside an episode: linger, never a false alarm, whatever it crosses.
+    assert.deepEqual([s.falseAlarms.working, s.falseAlarms.idle], [{ count: 0, seconds: 0 }, { count: 0, seconds: 0 }]);
+  });
+});
+
+describe("label tolerance", () => {
+  // A hand label typed 0.3 s after the prompt was drawn.
+  const late = truth([[0, "working"], [10.3, "blocked"], [15, "working"]]);
+  const on = tl([[0, false], [10, true], [15, false]]);
+  test("without it: a false alarm of 0.3 s and a carried episode", () => {
+    const s = score(on, late, 20);
+    assert.equal(s.falseAlarms.working.count, 1);
+    close(s.falseAlarms.working.seconds, 0.3);
+    assert.equal(s.episodes[0].carried, true);
+  });
+  test("with it: detected at the label, latency 0, no false alarm", () => {
+    const s = score(on, late, 20, undefined, { labelTolerance: 0.5 });
+    close(s.episodes[0].latency, 0);
+    assert.equal(s.episodes[0].carried, false);
+    assert.deepEqual(s.falseAlarms.working, { count: 0, seconds: 0 });
+  });
+  test("a lead longer than the tolerance stays a false alarm (the limit and one past it)", () => {
+    const at = score(on, late, 20, undefined, { labelTolerance: 0.3 });
+    assert.equal(at.falseAlarms.working.count, 0);
+    const past = score(on, late, 20, undefined, { labelTolerance: 0.299 });
+    assert.equal(past.falseAlarms.working.count, 1);
+    assert.equal(past.episodes[0].carried, true);
   });
 });
 
@@ -97,7 +147,7 @@ describe("false alarms, split by the truth state at their start", () => {
     close(s.falseAlarms.idle.seconds, 5);
     assert.deepEqual(s.episodes.map((e) => e.detectedAt), [null, null]);
   });
-  test("an episode started in idle that runs into working: counted in idle, seconds split", () => {
+  test("a run begun at idle that lasts through working: counted in idle, seconds split", () => {
     const s = score(
       tl([[0, false], [25, true], [30, false]]),
       truth([[0, "working"], [20, "idle"], [27, "working"], [40, "blocked"]]),
@@ -107,6 +157,16 @@ describe("false alarms, split by the truth state at their start", () => {
     assert.equal(s.falseAlarms.working.count, 0);
     close(s.falseAlarms.idle.seconds, 2);
     close(s.falseAlarms.working.seconds, 3);
+  });
+  test("a false run is counted whole, also across a later episode's linger (not hidden by it)", () => {
+    // Runs from idle at 22 to 38: its blocked part (30–35) is a detection, the rest false;
+    // 35–38 is also episode 2's linger.
+    const s = score(tl([[0, false], [22, true], [38, false]]), T, 40);
+    assert.equal(s.falseAlarms.idle.count, 1);
+    close(s.falseAlarms.idle.seconds, 8);
+    close(s.falseAlarms.working.seconds, 3);
+    close(s.episodes[1].linger, 3);
+    assert.equal(s.episodes[1].carried, true);
   });
   test("before the first label: unlabeled, not working or idle", () => {
     const s = score(tl([[0, true], [1, false]]), truth([[2, "working"]]), 5);
