@@ -45,7 +45,7 @@ describe("explain", () => {
     const r = cli(["explain", cast]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^claude \(first-match\) at 1\.500 s → blocked by permission_prompt/);
-    assert.match(r.stdout, /✓ permission_prompt +blocked +region whole_recent +← wins/);
+    assert.match(r.stdout, /✓ permission_prompt +blocked +region after_last_input_box +← wins/);
     assert.match(r.stdout, /✓ turn_working/);
     assert.match(r.stdout, /· prompt_idle/);
     assert.match(
