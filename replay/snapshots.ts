@@ -28,12 +28,17 @@ export async function judgeSnapshot(
   manifest: string,
   open: OpenOptions,
 ): Promise<Judged> {
-  const rec = await openRecording(label.path, open);
-  const chosen = manifest === AUTO ? (await autoManifest(label.path, rec.header, open)).name : manifest;
+  // The label's size wins over --size: it is this pane's own (the capture's real size).
+  const opened = label.size ? { ...open, size: label.size } : open;
+  const rec = await openRecording(label.path, opened);
+  // A `program` column names the program on screen: auto chooses as for a recorded command.
+  const header = label.program ? { ...rec.header, command: rec.header.command ?? label.program } : rec.header;
+  const chosen = manifest === AUTO ? (await autoManifest(label.path, header, opened)).name : manifest;
   const ds = detectors.map((n) => createDetector(`${withManifest(n, chosen)}@write`, resolveManifest));
   const { timelines, end } = await runDetectors(rec.header, rec.events, ds);
   return {
-    path: label.path,
+    path: label.given,
+    warnings: rec.warnings.map((w) => w.split(label.path).join(label.given)),
     truth: label,
     verdicts: timelines.map((tl, i) => {
       const v = verdictAt(tl, end);

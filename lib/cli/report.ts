@@ -304,6 +304,7 @@ async function snapshotReport(
   }
   const judged: Judged[] = [];
   for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
+  for (const j of judged) for (const w of j.warnings) err(`pstlab: warning: ${w}\n`);
   // Files whose `auto` manifest differs pool under the name they were asked by.
   for (let i = 0; i < kept.length; i++) {
     if (!judged.every((j) => j.verdicts[i].detector === judged[0].verdicts[i].detector)) {
