@@ -24,6 +24,18 @@ const PROGRAMS: [RegExp, string][] = [
   [/\baider\b/i, "aider"],
   [/(?:^|[\s/])q chat\b|\bamazon q\b|\bqchat\b/i, "amazonq"],
   [/\bauggie\b|\baugment\b/i, "auggie"],
+  // Issue 21's agents. Kiro CLI is the renamed Amazon Q CLI: `kiro-cli` gets kiro,
+  // `q chat` keeps amazonq.
+  [/\bkiro(?:-cli)?\b/i, "kiro"],
+  [/(?:^|[\s/])pi(?:\s|$)|pi-coding-agent/i, "pi"],
+  [/\bqwen(?:-code)?\b/i, "qwen"],
+  [/(?:^|[\s/])agy(?:\s|$)|\bantigravity\b/i, "agy"],
+  [/\bgrok\b/i, "grok"],
+  [/\bgoose\b/i, "goose"],
+  [/\bdroid\b|@factory\/cli/i, "droid"],
+  [/\bkimi\b/i, "kimi"],
+  [/\bcline\b/i, "cline"],
+  [/\bcrush\b/i, "crush"],
   // pstlab's simulated agent draws Claude Code's screens on purpose.
   [/\b(?:pstlab|main\.ts)[ -]sim\b/i, "claude"],
 ];
@@ -62,6 +74,16 @@ const SCREEN_MARKERS: [RegExp, string, string][] = [
   [/Amazon Q/i, "amazonq", "Amazon Q's banner"],
   [/Augment|auggie/i, "auggie", "Augment's banner"],
   [/\bAmp\b.*(?:thinking|streaming)|ampcode/i, "amp", "Amp's footer"],
+  [/kiro is working|ask a question or describe a task/i, "kiro", "Kiro CLI's footer or input"],
+  [/^\s*pi v\d+\.\d+/m, "pi", "pi's banner"],
+  [/Qwen Code/, "qwen", "Qwen Code's name"],
+  [/requesting permission for:|\bAntigravity\b/, "agy", "Antigravity's name or permission dialog"],
+  [/ctrl\+\.:shortcuts|\bGrok\b/, "grok", "Grok CLI's hints or name"],
+  [/goose is ready|would like (?:to )?call (?:the )?above tool/i, "goose", "Goose's banner or approval"],
+  [/Factory Droid|\bDroid\b/, "droid", "Droid's name"],
+  [/\bKimi\b/, "kimi", "Kimi's name"],
+  [/Welcome to Cline|\bCline\b/, "cline", "Cline's name"],
+  [/\bCRUSH\b|\bCrush\b/, "crush", "Crush's name"],
 ];
 
 /** A detector name with `auto` as its manifest (`screen:auto@50ms`) made concrete. */
