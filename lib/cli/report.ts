@@ -44,6 +44,7 @@ import {
 } from "../report/snapshots.ts";
 import { resolve as pathResolve } from "node:path";
 import { readTextFile } from "../recording/source.ts";
+import { compareManifests } from "./compare_manifest.ts";
 
 const FORMATS = ["table", "markdown", "json", "csv", "junit", "html"] as const;
 type ReportFormat = (typeof FORMATS)[number];
@@ -95,6 +96,11 @@ export const spec = {
     "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
+    "compare-manifest": text(
+      "NAME|PATH",
+      "with --labels on pane captures: judge every file with this (old) manifest too,\nprint both accuracies and every file whose verdict changed (old → new, each rule)",
+    ),
+    "fail-on-worse": list("LIST", "detectors (or all): exit 1 when a file right with --compare-manifest is wrong now"),
     ...INPUT_OPTIONS,
   },
   positionals: { min: 0 },
@@ -114,6 +120,7 @@ export const spec = {
     "pstlab report ci.cast --export-junit junit.xml --export-html report.html --export-json report.json",
     "pstlab report session.cast --truth protocol --detectors screen:claude@300ms,herdr:claude",
     "pstlab report build.cast --labels truth.tsv --manifest generic --gate protocol --max-missed 0",
+    "pstlab report --labels corpus/labels.tsv --manifest new.toml --compare-manifest old.toml --fail-on-worse all",
   ],
 };
 
@@ -302,6 +309,25 @@ async function snapshotReport(
       } can judge a single instant (use screen, tail8k, question, title or combined)`,
     );
   }
+  if (v["compare-manifest"]) {
+    return await compareManifests({
+      labels: chosen,
+      kept,
+      manifest,
+      old: v["compare-manifest"],
+      open,
+      format,
+      output: v.output,
+      exports: [
+        [v["export-json"], "json"],
+        [v["export-markdown"], "markdown"],
+        [v["export-html"], "html"],
+        [v["export-junit"], "junit"],
+        [v["export-csv"], "csv"],
+      ],
+      failOnWorse: v["fail-on-worse"],
+    });
+  }
   const judged: Judged[] = [];
   for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
   for (const j of judged) for (const w of j.warnings) err(`pstlab: warning: ${w}\n`);
@@ -352,6 +378,13 @@ export const command = defineCommand(spec, async (p) => {
         openOptions(v),
       );
     }
+  }
+  if (v["compare-manifest"] || v["fail-on-worse"]) {
+    throw new UsageError(
+      v["compare-manifest"]
+        ? "report: --compare-manifest needs --labels FILE labelling pane captures (PATH<TAB>state)"
+        : "report: --fail-on-worse needs --compare-manifest OLD and --labels FILE",
+    );
   }
   if (p.positionals.length === 0) throw new UsageError(`report: missing argument (usage: ${spec.usage})`);
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
