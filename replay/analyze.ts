@@ -47,7 +47,7 @@ const TRUTH_SOURCES = ["auto", "markers", "labels"];
 /** `auto`: the header's hints, else the screen's markers (a second, short read of the file). */
 export async function autoManifest(path: string, header: Header, open: OpenOptions): Promise<ManifestChoice> {
   const byHeader = chooseManifest(header);
-  if (header.command || header.title || header.provenance?.emitter) return byHeader;
+  if (byHeader.name !== "generic") return byHeader;
   return chooseManifest(header, await sniffScreen(path, open));
 }
 
