@@ -46,7 +46,7 @@ describe("report --compare-manifest", () => {
     assert.match(r.stdout, /^screen +100\.0 % \(3\/3\) +66\.7 % \(2\/3\) +−33\.3 pt +0 +1$/m);
     assert.match(
       r.stdout,
-      /^  panes\/ask\.txt: screen broken \(truth blocked:permission\): blocked by yn → idle by no rule$/m,
+      /^ {2}panes\/ask\.txt: screen broken \(truth blocked:permission\): blocked by yn → idle by no rule$/m,
     );
     assert.doesNotMatch(r.stdout, /question/); // a detector without a manifest never flips
     const j = JSON.parse(fs.readFileSync(out("json"), "utf8"));
