@@ -61,9 +61,6 @@ const PLAIN = new Set<RegionName>([
   "cursor_line",
 ]);
 
-/** Regions that read the cursor: their text changes when only the cursor moves. */
-export const CURSOR_REGIONS = new Set<RegionName>(["cursor_line", "to_cursor_non_empty_lines"]);
-
 export function parseRegion(s: string): Region | null {
   const m = /^([a-z_]+)(?:\(([0-9]{1,4})\))?$/.exec(s.trim());
   if (!m) return null;
