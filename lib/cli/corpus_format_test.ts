@@ -69,6 +69,20 @@ describe("labels.tsv: named columns", () => {
   });
 });
 
+describe("the program column", () => {
+  test("names the rules --manifest auto uses for a pane that shows no agent's marker", () => {
+    writeTmp(dir, "panes/dialog.txt", " Do you want to proceed?\n ❯ 1. Yes\n   2. No\n");
+    const run = (labels: string) =>
+      JSON.parse(
+        cli(["report", "--labels", writeTmp(dir, "prog.tsv", labels), "--detectors", "screen:auto", "--format", "json"])
+          .stdout,
+      ).detectors[0];
+    const named = run("# path state program\npanes/dialog.txt\tblocked\tclaude\n");
+    assert.deepEqual([named.name, named.accuracy], ["screen:claude", 1]);
+    assert.equal(run("panes/dialog.txt\tblocked\n").name, "screen:generic");
+  });
+});
+
 describe("a pane's size", () => {
   const report = (labels: string, extra: string[] = []) => {
     const r = cli([
