@@ -4,7 +4,7 @@
 // has no cursor (the raw tail's view), and the cursor regions read the last row.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { evaluate } from "./manifest.ts";
+import { evaluate, loadManifest } from "./manifest.ts";
 import { resolveManifest } from "./bundled.ts";
 import { isInputBoxRow, parseRegion, type RegionSource, RegionView } from "./regions.ts";
 
@@ -56,6 +56,17 @@ describe("regions for the live part of the screen", () => {
 });
 
 describe("class 1: an answered prompt still on screen", () => {
+  test("the new regions load in Herdr's format too", () => {
+    const m = loadManifest(
+      `id = "t"\n[[rules]]\nid = "dialog"\nstate = "blocked"\npriority = 10\nregion = "after_last_input_box"\ncontains = ["do you want to proceed?"]\n[[rules]]\nid = "q"\nstate = "blocked"\npriority = 5\nregion = "cursor_line"\nregex = ['\\?\\s*$']\n`,
+      "t",
+      "t.toml",
+    );
+    assert.equal(m.style, "herdr");
+    assert.equal(evaluate(m, source(`${DIALOG}\n${BOX}`)).rule?.id ?? null, null);
+    assert.equal(evaluate(m, source(DIALOG)).rule?.id, "dialog");
+    assert.equal(evaluate(m, source("Continue? ▮\n\nstatus bar")).rule?.id, "q");
+  });
   test("claude: the dialog answered above a fresh input box is idle; the live dialog is blocked", () => {
     assert.deepEqual(judge("claude", `${DIALOG}\n\n${BOX}`), ["idle", "prompt_idle"]);
     assert.deepEqual(judge("claude", `⏺ Bash(rm -rf build)\n\n${RULE}\n${DIALOG}▮`), [
