@@ -31,14 +31,19 @@ export async function judgeSnapshot(
   manifest: string,
   open: OpenOptions,
 ): Promise<Judged> {
-  const rec = await openRecording(label.path, open);
-  const chosen = (await manifestFor(label.path, rec.header, manifest, open)).name;
+  // The label's size wins over --size: it is this pane's own (the capture's real size).
+  const opened = label.size ? { ...open, size: label.size } : open;
+  const rec = await openRecording(label.path, opened);
+  // A `program` column names the program on screen: auto chooses as for a recorded command.
+  const header = label.program ? { ...rec.header, command: rec.header.command ?? label.program } : rec.header;
+  const chosen = (await manifestFor(label.path, header, manifest, opened)).name;
   const ds = detectors.map((n) =>
     createDetector(formatDetectorName({ ...parseDetectorName(withManifest(n, chosen)), every: 0 }), resolveManifest)
   );
   const { timelines, end } = await runDetectors(rec.header, rec.events, ds);
   return {
-    path: label.path,
+    path: label.given,
+    warnings: rec.warnings.map((w) => w.split(label.path).join(label.given)),
     truth: label,
     verdicts: timelines.map((tl, i) => {
       const v = verdictAt(tl, end);

@@ -18,6 +18,7 @@ import { command as detect } from "./detect.ts";
 import { command as explain } from "./explain.ts";
 import { command as screen } from "./screen.ts";
 import { command as check } from "./check.ts";
+import { command as lint } from "./lint.ts";
 
 export const COMMANDS: Command[] = [
   record,
@@ -35,6 +36,7 @@ export const COMMANDS: Command[] = [
   detect,
   explain,
   screen,
+  lint,
   sim,
   demo,
 ];

@@ -95,8 +95,9 @@ describe("--manifest auto", () => {
       "the screen shows Gemini CLI's input box",
       "blocked",
     ]);
+    // Nothing identifies the program: the generic rules (issue 21; it was claude).
     const plain = writeTmp(dir, "plain.raw", "hello\r\n");
-    assert.equal(JSON.parse(cli(["detect", plain, "--json"]).stdout).manifest.name, "claude");
+    assert.equal(JSON.parse(cli(["detect", plain, "--json"]).stdout).manifest.name, "generic");
   });
   test("report says which manifest it chose and why", () => {
     const labels = writeTmp(dir, "py.tsv", "0\tworking\n0.1\tblocked\n");

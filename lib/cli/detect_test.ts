@@ -35,7 +35,11 @@ describe("detect", () => {
     const j = JSON.parse(cli(["detect", cast, "--json", "--detector", "title:claude"]).stdout);
     assert.deepEqual([j.detector, j.state, j.rule], ["title:claude", "idle", "title_idle"]);
     const raw = writeTmp(dir, "s.raw", "Do you want to proceed?\r\n❯ 1. Yes\r\n");
-    assert.equal(JSON.parse(cli(["detect", raw, "--json", "--size", "40x5"]).stdout).state, "blocked");
+    // A raw stream names no program: auto would pick generic (issue 21), so the rules are named.
+    assert.equal(
+      JSON.parse(cli(["detect", raw, "--json", "--size", "40x5", "--manifest", "claude"]).stdout).state,
+      "blocked",
+    );
     assert.equal(cli(["detect", cast, "--detector", "nope"]).code, 2);
   });
 });
@@ -45,7 +49,7 @@ describe("explain", () => {
     const r = cli(["explain", cast]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^claude \(first-match\) at 1\.500 s → blocked by permission_prompt/);
-    assert.match(r.stdout, /✓ permission_prompt +blocked +region whole_recent +← wins/);
+    assert.match(r.stdout, /✓ permission_prompt +blocked +region after_last_input_box +← wins/);
     assert.match(r.stdout, /✓ turn_working/);
     assert.match(r.stdout, /· prompt_idle/);
     assert.match(

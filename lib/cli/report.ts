@@ -120,8 +120,11 @@ export const spec = {
       reason: "--baseline compares reports; a --shard writes none",
     },
     "fail-on-worse": {
-      ...list("LIST", "detectors (or all) that fail (exit 1) when worse than --baseline"),
-      requires: ["baseline"],
+      ...list(
+        "LIST",
+        "detectors (or all) that fail (exit 1) when worse than --baseline, or (with\n--compare-manifest) when a labelled file right with the old manifest is wrong now",
+      ),
+      requires: ["baseline", "compare-manifest"],
     },
     "worse-tolerance": {
       ...duration(
@@ -137,6 +140,13 @@ export const spec = {
     "max-latency": duration("S", "fail (exit 1) when a gated detector's max latency is above S"),
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
+    "compare-manifest": {
+      ...text(
+        "NAME|PATH",
+        "with --labels on pane captures: judge every file with this (old) manifest too,\nprint both accuracies and every file whose verdict changed (old → new, each rule)",
+      ),
+      requires: ["labels"],
+    },
     ...INPUT_OPTIONS,
   },
   positionals: { min: 0 },
@@ -161,6 +171,7 @@ export const spec = {
     "pstlab report session.cast --truth protocol --detectors screen:claude@300ms,herdr:claude",
     "pstlab report live.cast --labels hand.tsv --label-tolerance 500ms",
     "pstlab report build.cast --labels truth.tsv --manifest generic --gate protocol --max-missed 0",
+    "pstlab report --labels corpus/labels.tsv --manifest new.toml --compare-manifest old.toml --fail-on-worse all",
   ],
 };
 
@@ -323,6 +334,9 @@ export const command = defineCommand(spec, async (p) => {
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
     if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
+  }
+  if (v["compare-manifest"]) {
+    throw new UsageError("report: --compare-manifest needs --labels FILE labelling pane captures (PATH<TAB>state)");
   }
   if (p.positionals.length === 0) throw missingArgument(spec);
   const manifest = v.manifest ?? AUTO;

@@ -10,6 +10,8 @@ import type { OpenOptions } from "../recording/open.ts";
 import { type Judged, parseSnapshotLabels, scoreSnapshots } from "../score/snapshots.ts";
 import { instantDetectors, judgeSnapshot } from "../../replay/snapshots.ts";
 import { resolve as pathResolve } from "node:path";
+import { compareManifests } from "./compare_manifest.ts";
+import { err } from "./common.ts";
 
 /**
  * `report SNAPSHOT… --labels FILE` where FILE labels files, not times: every detector
@@ -19,7 +21,7 @@ export async function snapshotReport(
   paths: string[],
   labelsFile: string,
   text: string,
-  v: { manifest?: string; detectors?: string[] },
+  v: { manifest?: string; detectors?: string[]; "compare-manifest"?: string; "fail-on-worse"?: string[] },
   targets: [string, ReportFormat][],
   open: OpenOptions,
 ): Promise<number> {
@@ -37,8 +39,20 @@ export async function snapshotReport(
   if (kept.length === 0) {
     throw new UsageError(`report: none of ${dropped.join(", ")} can judge a single instant (use ${instantKinds()})`);
   }
+  if (v["compare-manifest"]) {
+    return await compareManifests({
+      labels: chosen,
+      kept,
+      manifest,
+      old: v["compare-manifest"],
+      open,
+      targets,
+      failOnWorse: v["fail-on-worse"],
+    });
+  }
   const judged: Judged[] = [];
   for (const l of chosen) judged.push(await judgeSnapshot(l, kept, manifest, open));
+  for (const j of judged) for (const w of j.warnings) err(`pstlab: warning: ${w}\n`);
   // Files whose `auto` manifest differs pool under the name they were asked by.
   for (let i = 0; i < kept.length; i++) {
     if (!judged.every((j) => j.verdicts[i].detector === judged[0].verdicts[i].detector)) {

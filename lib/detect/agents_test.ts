@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { evaluate } from "./manifest.ts";
 import { BUNDLED, resolveManifest } from "./bundled.ts";
+import { chooseManifest } from "./choose.ts";
 
 const judge = (name: string, screen: string, title = "") => {
   const e = evaluate(resolveManifest(name), { rows: () => screen.split("\n"), title, osc9: null });
@@ -87,9 +88,131 @@ const CASES: Record<string, [string, string, string | null, string?][]> = {
     ["⠋ Working (esc to interrupt)", "working", "working"],
     ["› ", "idle", null],
   ],
+  // Issue 21's agents: screens built from the wording each manifest's comments cite.
+  pi: [
+    [
+      "  Allow `rm -rf dist`?\n  → Allow\n    Deny\n\n  ↑↓ navigate  enter select  escape cancel",
+      "blocked",
+      "extension_dialog",
+    ],
+    ["  Commit message:\n  > \n  enter submit  escape cancel", "blocked", "extension_dialog"],
+    ["⠙ Working... (escape to interrupt)", "working", "loader_working"],
+    ["⠹ Retrying (1/3) in 4s... (escape to cancel)", "working", "loader_working"],
+    // The startup help lists the hint with no loader frame: not work.
+    ["pi v0.73.1\nescape to interrupt\nctrl+c to clear", "idle", null],
+  ],
+  qwen: [
+    ["╭──────╮\n│ Apply this change?\n│ ● 1. Yes, allow once\n╰──────╯", "blocked", "tool_confirmation"],
+    ["│ Allow execution of: 'npm test'?", "blocked", "tool_confirmation"],
+    ["Do you trust this folder?\n ● 1. Trust folder (work)\n   2. Don't trust (esc)", "blocked", "folder_trust"],
+    ["⠋ Thinking… (esc to cancel, 12s)", "working", "spinner_working"],
+    ["> Type your message or @path/to/file", "idle", "input_idle"],
+    ["", "blocked", "title_blocked", "✳ Qwen Code"],
+    ["", "working", "title_working", "◐ Qwen Code"],
+  ],
+  cline: [
+    ["Approve tool call?\nexecute_command\n  npm test\n[y] Approve  [n] Deny", "blocked", "tool_approval"],
+    ["[Act Mode] Cline wants to run\nExecute command?\n  Yes  No", "blocked", "tool_approval"],
+    ["Thinking... (esc to cancel)", "working", "thinking_working"],
+    ["> ", "idle", null],
+  ],
+  droid: [
+    [
+      "Execute: rm -rf build\n> Yes, allow\n  Yes, and always allow low risk\n  No, cancel",
+      "blocked",
+      "execute_approval",
+    ],
+    [
+      "Select Model\n> sonnet\n  opus\nPress ↑↓ to navigate · Enter to select · Esc to cancel",
+      "blocked",
+      "selection_menu",
+    ],
+    ["⠙ Thinking...  (Press ESC to stop)", "working", "stop_hint_working"],
+    ["> ", "idle", null],
+  ],
+  goose: [
+    ["Goose would like call above tool, do you allow?\n● Allow  ○ Deny", "blocked", "tool_approval"],
+    ["Error: Insufficient credits", "blocked", "account_error"],
+    ["◇ Thinking… Ctrl+C to interrupt", "working", "interrupt_working"],
+    ["goose is ready\n( O)> ", "idle", "ready_idle"],
+  ],
+  kimi: [
+    ["Run this command?\n  npm test\n▶ Approve\n  Reject\n↵ confirm  esc reject", "blocked", "approval_panel"],
+    [
+      "Kimi is requesting approval\n  1. Approve once\n  2. Approve for this session\n  3. Reject",
+      "blocked",
+      "legacy_approval",
+    ],
+    ["question\n? Which branch\n↑↓ select  ↵ choose  esc cancel", "blocked", "question_panel"],
+    ["🌔", "working", "spinner_working"],
+    ["⠋ Thinking...", "working", "spinner_working"],
+    ["> ", "idle", null],
+  ],
+  kiro: [
+    ["Tool: shell requires approval\n  Yes  Always allow  Deny\nesc to close", "blocked", "tool_approval"],
+    ["Which file?\n↑↓ to navigate · enter to submit · esc to cancel", "blocked", "question_panel"],
+    ["Kiro is working · type to steer · ctrl+s to queue", "working", "working_footer"],
+    ["> Ask a question or describe a task ↵", "idle", "input_idle"],
+    ["", "working", "title_working", "◐ kiro: refactor"],
+  ],
+  agy: [
+    [
+      "Agent is requesting permission for: run_command\n  npm test\nDo you want to proceed?",
+      "blocked",
+      "permission_prompt",
+    ],
+    ["⠙ Reading files", "working", "turn_working"],
+    ["Planning the change\n\nesc to cancel", "working", "turn_working"],
+    ["> ", "idle", null],
+  ],
+  grok: [
+    ["┃ 1 (●) Yes, run it\n┃ 2 (○) No", "blocked", "option_dialog"],
+    ["Bash: npm test\nyes, proceed   no, reject\n←/→:scope", "blocked", "option_dialog"],
+    ["Which one?\ntab:scrollback  shift+x:dismiss", "blocked", "question_dialog"],
+    ["⠙ Planning the refactor [stop]", "working", "spinner_working"],
+    ["> \nenter:send  ctrl+.:shortcuts", "idle", "prompt_idle"],
+    ["", "blocked", "title_blocked", "Action Required - grok"],
+  ],
+  crush: [
+    [
+      "Permission Required\nTool: bash\nCommand: rm -rf dist\n Allow   Allow for Session   Deny",
+      "blocked",
+      "permission_dialog",
+    ],
+    ["⠙ Thinking (esc to cancel)", "working", "spinner_working"],
+    ["> ", "idle", null],
+  ],
 };
 
 describe("bundled agent manifests", () => {
+  test("auto knows each agent by its command and by its screen", () => {
+    const byCommand: [string, string][] = [
+      ["pi", "pi"],
+      ["npx @qwen-code/qwen-code", "qwen"],
+      ["cline", "cline"],
+      ["droid exec", "droid"],
+      ["goose session", "goose"],
+      ["kimi", "kimi"],
+      ["kiro-cli chat", "kiro"],
+      ["q chat", "amazonq"],
+      ["agy", "agy"],
+      ["grok", "grok"],
+      ["crush", "crush"],
+    ];
+    for (const [command, name] of byCommand) {
+      assert.equal(chooseManifest({ cols: 80, rows: 24, command }).name, name, command);
+    }
+    const byScreen: [string, string][] = [
+      ["pi v0.73.1\nescape to interrupt", "pi"],
+      ["> Ask a question or describe a task", "kiro"],
+      ["goose is ready", "goose"],
+      ["Agent is requesting permission for: x", "agy"],
+      ["> \nctrl+.:shortcuts", "grok"],
+    ];
+    for (const [screen, name] of byScreen) {
+      assert.equal(chooseManifest({ cols: 80, rows: 24 }, screen.split("\n")).name, name, screen);
+    }
+  });
   test("every one loads, and every one has cases", () => {
     for (const name of Object.keys(BUNDLED)) {
       resolveManifest(name);

@@ -14,6 +14,16 @@ import amp from "../../fixtures/manifests/amp.toml" with { type: "text" };
 import aider from "../../fixtures/manifests/aider.toml" with { type: "text" };
 import amazonq from "../../fixtures/manifests/amazonq.toml" with { type: "text" };
 import auggie from "../../fixtures/manifests/auggie.toml" with { type: "text" };
+import pi from "../../fixtures/manifests/pi.toml" with { type: "text" };
+import qwen from "../../fixtures/manifests/qwen.toml" with { type: "text" };
+import cline from "../../fixtures/manifests/cline.toml" with { type: "text" };
+import droid from "../../fixtures/manifests/droid.toml" with { type: "text" };
+import goose from "../../fixtures/manifests/goose.toml" with { type: "text" };
+import kimi from "../../fixtures/manifests/kimi.toml" with { type: "text" };
+import kiro from "../../fixtures/manifests/kiro.toml" with { type: "text" };
+import agy from "../../fixtures/manifests/agy.toml" with { type: "text" };
+import grok from "../../fixtures/manifests/grok.toml" with { type: "text" };
+import crush from "../../fixtures/manifests/crush.toml" with { type: "text" };
 import { loadManifest, type Manifest } from "./manifest.ts";
 import { readTextFile } from "../recording/source.ts";
 import { ManifestError } from "../errors.ts";
@@ -29,6 +39,16 @@ export const BUNDLED: Record<string, string> = {
   aider,
   amazonq,
   auggie,
+  pi,
+  qwen,
+  cline,
+  droid,
+  goose,
+  kimi,
+  kiro,
+  agy,
+  grok,
+  crush,
   generic,
 };
 

@@ -9,10 +9,21 @@ import { analyzeFile } from "../../replay/analyze.ts";
 import { ROOT } from "../testkit.ts";
 
 const corpus = (n: string) => path.join(ROOT, "fixtures/corpus", `${n}.cast`);
-const PROMPTS: [string, number][] = [["apt", 1], ["passphrase", 2], ["python-input", 1], ["git-add-p", 1], [
-  "npm-init",
-  11,
-]];
+const PROMPTS: [string, number][] = [
+  ["apt", 1],
+  ["passphrase", 2],
+  ["python-input", 1],
+  ["git-add-p", 1],
+  ["npm-init", 11],
+  // Issue 21: git add -i's menus ("What now>", "Patch update>>", a "(1/1)" counter left
+  // above the next "What now>"), top's own prompt, gpg's label questions typed into, a
+  // question inside tmux (status bar below), whiptail's buttons on one row in a border.
+  ["git-add-i", 4],
+  ["top-kill", 1],
+  ["gpg-label", 5],
+  ["tmux-question", 2],
+  ["whiptail", 1],
+];
 const QUIET = ["pager", "vim", "top", "seq", "shell"];
 
 for (const manifest of ["generic", "auto"]) {

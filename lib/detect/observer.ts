@@ -37,9 +37,10 @@ export interface Observation extends RegionSource {
    */
   memo<T>(key: string, fn: () => T): T;
   /**
-   * memo() for a value of the screen's text alone (rows, title, OSC 9): also kept across
-   * writes that changed none of it. A program's screen often gets writes that change no
-   * text — a title refresh, an OSC report, a cursor move, a row redrawn as it was.
+   * memo() for a value of the screen's text alone (rows, title, OSC 9, and the cursor's
+   * row, which the cursor regions read): also kept across writes that changed none of it.
+   * A program's screen often gets writes that change no text — a title refresh, an OSC
+   * report, a cursor move within its row, a row redrawn as it was.
    */
   memoText<T>(key: string, fn: () => T): T;
   /** Rule results kept by region text across this observer's screens (manifest.ts RuleMemo). */
@@ -65,7 +66,10 @@ class LiveObservation implements Observation {
   storeVersion = 0;
   private memoStamp = -1;
   private memoMap = new Map<string, unknown>();
-  private textMemo = new Map<string, { rows: readonly string[]; title: string; osc9: string | null; value: unknown }>();
+  private textMemo = new Map<
+    string,
+    { rows: readonly string[]; title: string; osc9: string | null; row: number; value: unknown }
+  >();
   readonly rules = ruleMemo();
 
   constructor(private readonly observer: Observer) {
@@ -96,10 +100,11 @@ class LiveObservation implements Observation {
   memoText<T>(key: string, fn: () => T): T {
     return this.memo(key, () => {
       const rows = this.rows();
+      const row = this.cursor().y;
       const c = this.textMemo.get(key);
-      if (c && c.rows === rows && c.title === this.title && c.osc9 === this.osc9) return c.value as T;
+      if (c && c.rows === rows && c.title === this.title && c.osc9 === this.osc9 && c.row === row) return c.value as T;
       const value = fn();
-      this.textMemo.set(key, { rows, title: this.title, osc9: this.osc9, value });
+      this.textMemo.set(key, { rows, title: this.title, osc9: this.osc9, row, value });
       return value;
     });
   }

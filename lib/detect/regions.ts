@@ -2,6 +2,12 @@
 // Screen regions are computed from viewport rows only — never scrollback: an answered
 // prompt scrolled out of view must not count (osFoundry: it "would report the agent as
 // blocked forever").
+//
+// pstlab adds regions for the live part of the screen (issue 21, class 1: a dialog
+// answered a moment ago stays on screen above a fresh input box, and its `❯ 1. Yes`
+// still matched): `after_last_input_box` drops everything down to the last idle input
+// box, and `cursor_line` / `to_cursor_non_empty_lines(N)` end at the cursor's row, so a
+// question is found above a tmux status bar or a footer. Both manifest styles accept them.
 
 export type RegionName =
   | "osc_title"
@@ -18,7 +24,11 @@ export type RegionName =
   | "before_current_prompt_marker"
   | "whole_recent_without_current_prompt_marker"
   | "current_prompt_block_marker"
-  | "after_current_prompt_block_marker";
+  | "after_current_prompt_block_marker"
+  | "after_last_input_box"
+  | "bottom_after_input_box"
+  | "cursor_line"
+  | "to_cursor_non_empty_lines";
 
 export interface Region {
   name: RegionName;
@@ -27,7 +37,13 @@ export interface Region {
   key: string;
 }
 
-const WITH_N = new Set<RegionName>(["bottom_lines", "bottom_non_empty_lines", "top_non_empty_lines"]);
+const WITH_N = new Set<RegionName>([
+  "bottom_lines",
+  "bottom_non_empty_lines",
+  "top_non_empty_lines",
+  "to_cursor_non_empty_lines",
+  "bottom_after_input_box",
+]);
 const PLAIN = new Set<RegionName>([
   "osc_title",
   "osc_progress",
@@ -41,6 +57,8 @@ const PLAIN = new Set<RegionName>([
   "whole_recent_without_current_prompt_marker",
   "current_prompt_block_marker",
   "after_current_prompt_block_marker",
+  "after_last_input_box",
+  "cursor_line",
 ]);
 
 export function parseRegion(s: string): Region | null {
@@ -61,6 +79,8 @@ export interface RegionSource {
   rows(): readonly string[];
   title: string;
   osc9: string | null;
+  /** The cursor (viewport row y); absent for views without one (the raw tail), read as the last row. */
+  cursor?(): { x: number; y: number };
 }
 
 const blank = (l: string) => l.trim().length === 0;
@@ -81,6 +101,37 @@ const BLOCK_MARKERS = ["•", "■", "✗", "✓"];
 function isBlockMarker(line: string): boolean {
   const t = line.trimStart();
   return BLOCK_MARKERS.some((m) => t.startsWith(m));
+}
+
+/** A prompt glyph an agent's input box starts with, then what the user typed or a placeholder. */
+const INPUT_ROW = /^\s*(?:│\s*)?[❯›>▌]\s?(.*?)\s*(?:│\s*)?$/u;
+/** A row that opens a box: a rule (`────`) or a box top (`╭──╮`, `┌──┐`). */
+const BOX_TOP = /^\s*(?:[╭┌]─+[╮┐]|─{3,})\s*$/u;
+/** A menu option (`❯ 1. Yes`): a selection mark, not an input box. */
+const OPTION = /^\d+[.)]\s/;
+
+/**
+ * An idle input box: a prompt glyph row directly under a rule or a box top, or inside
+ * box borders (`│ > … │`), holding nothing, a placeholder or what the user is typing;
+ * or `❯` / `›` alone on a row. A selection mark on a numbered option is not one, nor a
+ * transcript's echo of a sent prompt (`❯ run the tests`, unframed, with text).
+ */
+export function isInputBoxRow(lines: readonly string[], i: number): boolean {
+  const m = INPUT_ROW.exec(lines[i]);
+  if (!m || OPTION.test(m[1])) return false;
+  const t = lines[i].trim();
+  if (t === "❯" || t === "›") return true;
+  const framed = /^│.*│$/.test(t);
+  return framed || (i > 0 && BOX_TOP.test(lines[i - 1]));
+}
+
+/** The rows from the n-th non-blank row above `end` (exclusive) to `end`, trailing blank rows dropped. */
+function nonEmptyUpTo(rows: readonly string[], end: number, n: number): string[] {
+  let stop = end;
+  while (stop > 0 && blank(rows[stop - 1])) stop--;
+  let seen = 0;
+  for (let i = stop - 1; i >= 0; i--) if (!blank(rows[i]) && ++seen === n) return rows.slice(i, stop) as string[];
+  return rows.slice(0, stop) as string[];
 }
 
 function lastIndex(lines: readonly string[], pred: (l: string) => boolean, before = lines.length): number {
@@ -133,6 +184,26 @@ export class RegionView {
     return l;
   }
 
+  /**
+   * The rows below the last idle input box at or above the cursor's row (all rows when
+   * there is none). A box below the cursor was drawn before what the cursor ended after:
+   * a dialog drawn over a screen whose box is still shown (pstlab's simulated agent) is
+   * the newest thing on it, and live.
+   */
+  private afterInputBox(): string[] {
+    const lines = this.lines();
+    const top = this.src.cursor ? Math.min(this.cursorRow(), lines.length - 1) : lines.length - 1;
+    for (let i = top; i >= 0; i--) if (isInputBoxRow(lines, i)) return lines.slice(i + 1);
+    return lines;
+  }
+
+  /** The cursor's row; without a cursor, the last row (the raw tail's current line). */
+  private cursorRow(): number {
+    const rows = this.src.rows();
+    const y = this.src.cursor ? this.src.cursor().y : rows.length - 1;
+    return Math.min(Math.max(0, y), Math.max(0, rows.length - 1));
+  }
+
   private compute(r: Region): string {
     const L = () => this.lines();
     const join = (a: string[]) => a.join("\n");
@@ -145,13 +216,20 @@ export class RegionView {
         return join(L());
       case "bottom_lines":
         return join(L().slice(-r.n!));
-      case "bottom_non_empty_lines": {
-        const lines = L();
-        let seen = 0;
-        for (let i = lines.length - 1; i >= 0; i--) {
-          if (!blank(lines[i]) && ++seen === r.n) return join(lines.slice(i));
-        }
-        return join(lines);
+      case "bottom_non_empty_lines":
+        return join(nonEmptyUpTo(L(), L().length, r.n!));
+      case "to_cursor_non_empty_lines": {
+        // A blank cursor row (a program between lines, a TUI that parks its cursor) reads as the bottom.
+        const rows = this.src.rows(), y = this.cursorRow();
+        return join(blank(rows[y] ?? "") ? nonEmptyUpTo(L(), L().length, r.n!) : nonEmptyUpTo(rows, y + 1, r.n!));
+      }
+      case "cursor_line":
+        return this.src.rows()[this.cursorRow()] ?? "";
+      case "after_last_input_box":
+        return join(this.afterInputBox());
+      case "bottom_after_input_box": {
+        const below = this.afterInputBox();
+        return join(nonEmptyUpTo(below, below.length, r.n!));
       }
       case "top_non_empty_lines": {
         const lines = L();

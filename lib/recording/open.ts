@@ -12,7 +12,7 @@ import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.
 import { openSource } from "./source.ts";
 import { looksLikeTtyrec, readTtyrecEvents, ttyrecSize } from "./ttyrec.ts";
 import * as fs from "node:fs";
-import { isSnapshotPath, readSnapshotEvents } from "./snapshot.ts";
+import { isSnapshotPath, readSnapshot, snapshotEvents, snapshotSize } from "./snapshot.ts";
 import { FixtureError } from "../errors.ts";
 
 export interface OpenOptions {
@@ -76,8 +76,12 @@ export async function openRecording(p: string, opts: OpenOptions = {}): Promise<
     const size = opts.size ?? (src.head.length > 12 ? ttyrecSize(p, src.head.subarray(12)) : null) ?? DEFAULT_SIZE;
     return { format, path: p, header: { ...size }, warnings, events: readTtyrecEvents(p, src.chunks) };
   }
+  if (format === "snapshot") {
+    const bytes = await readSnapshot(src.chunks);
+    const header: Header = { ...snapshotSize(p, bytes, opts.size, warnings) };
+    return { format, path: p, header, warnings, events: snapshotEvents(bytes) };
+  }
   const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
-  if (format === "snapshot") return { format, path: p, header, warnings, events: readSnapshotEvents(src.chunks) };
   return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0, src.size) };
 }
 

@@ -6,13 +6,28 @@
 import * as path from "node:path";
 import { FixtureError } from "../errors.ts";
 import { forEachLabelLine, TRUTH_LABELS, truthStateOf } from "./truth.ts";
+import { parseResizeData } from "../recording/model.ts";
+import { SIZE_MAX, SIZE_MIN } from "../units.ts";
 
 export interface SnapshotLabel {
+  /** Resolved against the labels file's folder (for reading). */
   path: string;
+  /** As written in the labels file (for printing: no absolute paths in shared tables). */
+  given: string;
   state: "idle" | "working" | "blocked";
   kind: string | null;
   line: number;
+  /** The pane's size (`size` column, COLSxROWS): read at it, not at a default. */
+  size?: { cols: number; rows: number };
+  /** The program on screen (`program` column): `--manifest auto` chooses by it. */
+  program?: string;
+  /** Every other named column (version, source, …), as written. */
+  meta: Record<string, string>;
 }
+
+/** The columns of a labels file without a header. */
+export const DEFAULT_COLUMNS = ["path", "state", "kind"];
+const COLUMN = /^[a-z][a-z0-9_]*$/;
 
 /** Whether a labels file labels snapshots (`PATH<TAB>state`) rather than times (`seconds<TAB>state`). */
 export function isSnapshotLabels(text: string): boolean {
@@ -20,25 +35,88 @@ export function isSnapshotLabels(text: string): boolean {
   return first !== undefined && !/^\s*[0-9.]+\t/.test(first);
 }
 
-/** `PATH<TAB>state[<TAB>kind]`, PATH relative to the labels file's folder. */
+/**
+ * The header comment naming the columns (`# path state kind size program version source`):
+ * the first comment line before any label whose words are all column names and include
+ * path and state. Other comments are comments.
+ */
+export function labelColumns(text: string): string[] {
+  for (const raw of text.split("\n")) {
+    const l = raw.replace(/\r$/, "");
+    if (l.trim() === "") continue;
+    if (!l.startsWith("#")) break;
+    const words = l.slice(1).trim().split(/[\s]+/);
+    if (words.includes("path") && words.includes("state") && words.every((w) => COLUMN.test(w))) {
+      return words;
+    }
+  }
+  return DEFAULT_COLUMNS;
+}
+
+/**
+ * `PATH<TAB>state[<TAB>kind]`, or the columns a header comment names; PATH relative to
+ * the labels file's folder. An empty cell or `-` is no value.
+ */
 export function parseSnapshotLabels(text: string, file: string): SnapshotLabel[] {
   const base = path.dirname(file);
+  const columns = labelColumns(text);
+  const dup = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (dup) throw new FixtureError(file, null, `the header names the column "${dup}" twice`);
   const out: SnapshotLabel[] = [];
   forEachLabelLine(text, (f, line, l) => {
-    if (f.length < 2 || f[0].trim() === "") {
-      throw new FixtureError(file, line, `expected "PATH<TAB>state[<TAB>kind]", got ${JSON.stringify(l.slice(0, 60))}`);
+    const cell: Record<string, string> = {};
+    columns.forEach((c, i) => {
+      const v = f[i]?.trim() ?? "";
+      if (v !== "" && v !== "-") cell[c] = v;
+    });
+    if (f.length > columns.length && f.slice(columns.length).some((x) => x.trim() !== "")) {
+      throw new FixtureError(
+        file,
+        line,
+        `${f.length} columns, the header names ${columns.length} (${columns.join(" ")})`,
+      );
     }
-    const st = f[1].trim();
-    const state = truthStateOf(st);
-    if (!state) throw new FixtureError(file, line, `unknown state "${st}" (use ${TRUTH_LABELS.join(", ")})`);
-    out.push({ path: path.resolve(base, f[0].trim()), state, kind: f[2]?.trim() || null, line });
+    if (!cell.path || !cell.state) {
+      throw new FixtureError(
+        file,
+        line,
+        `expected "${columns.map((c) => c.toUpperCase()).join("<TAB>")}", got ${JSON.stringify(l.slice(0, 60))}`,
+      );
+    }
+    const state = truthStateOf(cell.state);
+    if (!state) throw new FixtureError(file, line, `unknown state "${cell.state}" (use ${TRUTH_LABELS.join(", ")})`);
+    let size: { cols: number; rows: number } | undefined;
+    if (cell.size !== undefined) {
+      const sz = parseResizeData(cell.size);
+      if (!sz || sz.cols < SIZE_MIN || sz.rows < SIZE_MIN || sz.cols > SIZE_MAX || sz.rows > SIZE_MAX) {
+        throw new FixtureError(file, line, `bad size "${cell.size}" (COLSxROWS, each ${SIZE_MIN}–${SIZE_MAX})`);
+      }
+      size = sz;
+    }
+    const meta: Record<string, string> = {};
+    for (const [k, v] of Object.entries(cell)) {
+      if (!["path", "state", "kind", "size", "program"].includes(k)) meta[k] = v;
+    }
+    out.push({
+      path: path.resolve(base, cell.path),
+      given: cell.path,
+      state,
+      kind: cell.kind ?? null,
+      line,
+      size,
+      program: cell.program,
+      meta,
+    });
   });
   if (out.length === 0) throw new FixtureError(file, null, "no labels");
   return out;
 }
 
 export interface Judged {
+  /** As the labels file gives it. */
   path: string;
+  /** Reading the file (a size smaller than its text, …), paths as given. */
+  warnings: string[];
   truth: SnapshotLabel;
   /** detector name → its verdict on the snapshot. */
   verdicts: { detector: string; state: string; needsYou: boolean; rule: string | null }[];
