@@ -104,7 +104,7 @@ describe("report --compare-manifest", () => {
     for (
       const [args, msg] of [
         [["report", "x.cast", "--compare-manifest", old], /--compare-manifest needs --labels/],
-        [["report", "x.cast", "--fail-on-worse", "all"], /--fail-on-worse needs --compare-manifest/],
+        [["report", "x.cast", "--fail-on-worse", "all"], /--fail-on-worse needs --baseline or --compare-manifest/],
         [[...base.slice(0, 6), "auto"], /not auto/],
         [[...base.slice(0, 6), path.join(dir, "none.toml")], /none\.toml/],
       ] as const

@@ -139,8 +139,17 @@ describe("every command's declared combinations are enforced by the parser", () 
         if (o.requires) {
           usage(arg, new RegExp(`^${c.spec.name}: --${name} needs `), c.spec);
           for (const r of o.requires) {
-            const p = parseCommand(c.spec, [...arg, ...sampleValue(r, c.spec.options[r]), "f"]);
-            assert.ok(p, `${c.spec.name} --${name} --${r}`);
+            // r may need something of its own (--compare-manifest needs --labels): give its first.
+            const chain = [r];
+            for (
+              let q = c.spec.options[r].requires?.[0];
+              q && !chain.includes(q);
+              q = c.spec.options[q].requires?.[0]
+            ) {
+              chain.push(q);
+            }
+            const p = parseCommand(c.spec, [...arg, ...chain.flatMap((x) => sampleValue(x, c.spec.options[x])), "f"]);
+            assert.ok(p, `${c.spec.name} --${name} --${chain.join(" --")}`);
           }
         }
       });

@@ -1,5 +1,6 @@
 // README's reference table, side by side with the write-up's: pstlab's half is what
-// `report fixtures/captures/fake-claude.cast` prints, so it cannot go stale.
+// `report fixtures/captures/fake-claude.cast --manifest osfoundry` prints (the write-up's
+// own rules), so it cannot go stale.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -7,9 +8,9 @@ import * as path from "node:path";
 import { cli, ROOT } from "../testkit.ts";
 
 const NAMES: Record<string, string> = {
-  "screen, 50 ms": "screen:claude@50ms",
-  "screen, 700 ms": "screen:claude@700ms",
-  "stripped 8 KB tail": "tail8k:claude",
+  "screen, 50 ms": "screen:osfoundry@50ms",
+  "screen, 700 ms": "screen:osfoundry@700ms",
+  "stripped 8 KB tail": "tail8k:osfoundry",
   "line ending in `?`": "question",
   "quiet ≥ 0.5 s": "quiet>=0.5s",
   "quiet ≥ 1 s": "quiet>=1s",
@@ -26,7 +27,7 @@ test("README: pstlab's side of the reference table is the report on fake-claude.
   const rows = section.split("\n").filter((l) => l.startsWith("| ") && !/^\| (Detector|-)/.test(l))
     .map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
   assert.equal(rows.length, Object.keys(NAMES).length);
-  const r = cli(["report", "fixtures/captures/fake-claude.cast"]);
+  const r = cli(["report", "fixtures/captures/fake-claude.cast", "--manifest", "osfoundry"]);
   assert.equal(r.code, 0, r.stderr);
   for (const row of rows) {
     const name = NAMES[row[0]];

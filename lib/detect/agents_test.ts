@@ -13,6 +13,16 @@ const judge = (name: string, screen: string, title = "") => {
 };
 
 const CASES: Record<string, [string, string, string | null, string?][]> = {
+  // The write-up's rules as published: no region, so an answered dialog still on screen
+  // above a fresh input box reads blocked (what pstlab's own `claude` rules fix).
+  osfoundry: [
+    [" Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel · Tab to amend", "blocked", "blocked"],
+    [" Do you want to proceed?\n ❯ 1. Yes\n\n╭───╮\n│ > │\n╰───╯\n ? for shortcuts", "blocked", "blocked"],
+    ["✻ Thinking… (3s · esc to interrupt)", "working", "working"],
+    ["│ >  │\n  ? for shortcuts", "idle", "idle"],
+    ["  ⏵⏵ accept edits mode on", "idle", "idle"],
+    ["plain text", "idle", null],
+  ],
   codex: [
     [
       "> You are in /work/app\n\nDo you trust the contents of this directory?\n› 1. Yes, continue\n  2. No, quit",

@@ -24,6 +24,7 @@ import kiro from "../../fixtures/manifests/kiro.toml" with { type: "text" };
 import agy from "../../fixtures/manifests/agy.toml" with { type: "text" };
 import grok from "../../fixtures/manifests/grok.toml" with { type: "text" };
 import crush from "../../fixtures/manifests/crush.toml" with { type: "text" };
+import osfoundry from "../../fixtures/manifests/osfoundry.toml" with { type: "text" };
 import { loadManifest, type Manifest } from "./manifest.ts";
 import { readTextFile } from "../recording/source.ts";
 import { ManifestError } from "../errors.ts";
@@ -50,6 +51,7 @@ export const BUNDLED: Record<string, string> = {
   grok,
   crush,
   generic,
+  osfoundry,
 };
 
 const cache = new Map<string, Manifest>();
