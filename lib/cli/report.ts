@@ -26,6 +26,7 @@ import {
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
+import { disarm } from "../text.ts";
 import { canonicalIfValid, defaultDetectorNames, sameDetector } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
@@ -356,7 +357,8 @@ export const command = defineCommand(spec, async (p) => {
   const files = merged
     ? merged.files
     : await analyzeAll(p.positionals, analysis, v.jobs ?? defaultJobs(p.positionals.length), progressLine());
-  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
+  // A labels file's warning is the same for each capture it labels: said once.
+  for (const w of new Set(files.flatMap((f) => f.warnings))) err(`pstlab: warning: ${disarm(w)}\n`);
   const report = buildReport(files, gate, reproduceArgv(p.argv, format), {
     labelTolerance: tolerance,
     baseline: baseline

@@ -73,6 +73,8 @@ export function failLines(r: Report): string[] {
 }
 
 export function episodeLines(r: Report): string[] {
+  // A heading over nothing reads as a rendering bug: say there are none instead.
+  if (r.files.every((f) => !f.scores[0]?.episodes.length)) return ["Episodes (truth blocked): none"];
   const out: string[] = ["Episodes (truth blocked):"];
   for (const f of r.files) {
     f.scores[0]?.episodes.forEach((e, i) => {
