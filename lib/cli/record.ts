@@ -33,7 +33,7 @@ export const spec = {
     title: text("TEXT", "title stored in the header"),
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
-    timeout: duration("S", "end the program (SIGTERM) after S seconds"),
+    timeout: duration("S", "end the program (SIGTERM) after S seconds; pstlab then exits 124"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
     return: flag("exit with the program's status (128+signal when it was killed)"),
@@ -52,6 +52,10 @@ export const spec = {
   // Options end at the first word that is not one (or at --): the rest is the command.
   positionals: { stopAtFirst: true },
   notes: [
+    "With no COMMAND, records your shell ($SHELL, else /bin/sh) until you exit it; with no",
+    "terminal on stdin (CI) a COMMAND is required. Piped stdin is the program's input, and",
+    "its end reaches the program as the terminal's end of file (^D), as with script(1).",
+    "",
     "Programs such as Claude Code 2.1.295+ emit OSC 7501 reports only after the terminal",
     "answers `ESC ] 7501 ; ?`; pstlab answers it (with the query's own terminator) and keeps",
     "it from the outer terminal. Reports are passed through unchanged.",
@@ -178,6 +182,13 @@ export const command = defineCommand(spec, async (p) => {
   if (outPath === "-") {
     throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
   }
+  // No command records the user's shell, which only a person at a terminal can end:
+  // with no terminal (CI) it would wait forever.
+  if (!p.positionals.length && !v.script && !(process.stdin as { isTTY?: boolean }).isTTY) {
+    throw new UsageError(
+      "record: no command, and stdin is not a terminal (nobody could end the shell); give -- COMMAND, e.g. pstlab record -o ci.cast -- make test",
+    );
+  }
   const opts = sessionOptions(v, p.positionals);
   const envNames = ["SHELL", ...(v.env ?? [])];
   const envCapture = Object.fromEntries(
@@ -208,7 +219,11 @@ export const command = defineCommand(spec, async (p) => {
   if (!quiet) {
     err(
       `pstlab: recording to ${outPath}${
-        opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"
+        opts.headless
+          ? ` (headless ${opts.cols}x${opts.rows})`
+          : p.positionals.length
+          ? " — exit the program to stop"
+          : ` — your shell ${opts.argv[0]}; exit it to stop`
       }\n`,
     );
   }
@@ -243,7 +258,11 @@ export const command = defineCommand(spec, async (p) => {
   }
   if (!quiet) err(summaryLine(outPath, r, opts.answer));
   if (r.scriptError) throw new ExitCode(3, r.scriptError);
-  if (r.timedOut && !quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout)\n`);
+  // As timeout(1): 124 says the time ran out, whatever status the stopped program gave.
+  if (r.timedOut) {
+    if (!quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout); exit 124\n`);
+    return 124;
+  }
   // Stopped by a signal: the file and summary are written; the status says how it ended, as a shell would.
   if (r.interrupted) return 128 + (SIGNALS[r.interrupted] ?? 15);
   return v.return ? r.status & 0xff : 0;

@@ -98,6 +98,9 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Seconds of silence after which a program with an empty stdin is sent its end of file. */
+const EMPTY_STDIN_QUIET = 0.3;
+
 export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
 }
@@ -295,13 +298,29 @@ class Session {
     // if a line is pending (the first only ends the line), as a person typing would.
     // Only after input actually came: an empty stdin (CI, /dev/null) types nothing, not
     // even ^D, into a program that may be reading the terminal's replies.
+    // An empty stdin (`< /dev/null`, a closed pipe) still ends the program the way
+    // `script` does (one VEOF), but only once the program has gone quiet: it is then
+    // waiting for input, and any terminal reply it was reading has already arrived.
+    let eofTimer: ReturnType<typeof setInterval> | null = null;
     const onEnd = () => {
-      if (term.interactive || this.lastInput === -1) return;
-      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+      if (term.interactive) return;
+      if (this.lastInput !== -1) {
+        this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+        return;
+      }
+      const startedAt = this.now();
+      eofTimer = setInterval(() => {
+        const quietSince = Math.max(this.lastOutputAt, startedAt);
+        if (this.exited || this.now() - quietSince < EMPTY_STDIN_QUIET) return;
+        clearInterval(eofTimer!);
+        eofTimer = null;
+        if (this.lastInput === -1) this.pty?.write("\x04");
+      }, 50);
     };
     const stopListening = term.listen(this.onTyped, onEnd);
     const offExit = term.onExit(this.restoreTerminal);
     this.cleanups.push(() => {
+      if (eofTimer) clearInterval(eofTimer);
       stopListening();
       if (this.titleTimer) {
         clearTimeout(this.titleTimer);
@@ -352,7 +371,6 @@ class Session {
     if (timeout) {
       this.timeoutTimer = setTimeout(() => {
         this.timedOut = true;
-        this.write({ t: this.now(), kind: "marker", label: `pstlab: timeout after ${timeout} s` });
         this.stopChild();
       }, timeout * 1000);
     }
@@ -439,6 +457,11 @@ class Session {
   result(exit: PtyExit, end: number): SessionResult {
     const duration = end || this.now();
     const status = exitStatus(exit);
+    // Why the program ended, as the last event before its status: a capture cut by
+    // --timeout must not read as a program that finished.
+    if (this.timedOut) {
+      this.write({ t: duration, kind: "marker", label: `pstlab: stopped by --timeout after ${this.o.timeout} s` });
+    }
     this.write({ t: duration, kind: "exit", status });
     if (this.writeError === null) {
       try {
