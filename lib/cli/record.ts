@@ -12,6 +12,7 @@ import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
+import { disarm } from "../text.ts";
 
 export const spec = {
   name: "record",
@@ -71,10 +72,17 @@ export const spec = {
     'marker at that moment, e.g.  echo truth:working > "$PSTLAB_LABELS"',
     "",
     "Script commands (one per line, # comments):",
-    "  wait /regex/ [timeout]   the emulated screen matches (JS regex; default timeout 10s)",
+    "  wait /regex/ [timeout] [as STATE[:KIND]]",
+    "      text that appeared on the emulated screen since the previous step matches (the",
+    "      match must reach a character written or changed since then: an old prompt still",
+    "      on screen does not count); Rust regex syntax, ^ and $ at each row's ends, trailing",
+    "      spaces the program wrote are kept, flags i and s (/re/i); default timeout 10s;",
+    "      `wait /a/ or /b/` takes either; `wait screen /re/` the whole screen, old text too;",
+    "      `as blocked:permission` writes that truth label at the moment the match appeared",
     "  wait-quiet 500ms [to]    no output for that long      wait-exit [timeout]",
     '  sleep 2s   send "yes\\r"   key ctrl-c enter esc up …   label truth:blocked   resize 100x30',
-    "A wait that times out ends the recording (the file is kept) and pstlab exits 3.",
+    "A wait that times out ends the recording (the file is kept), prints the screen's last",
+    "rows and pstlab exits 3.",
     "Every event is written through as it happens: a recorder killed with SIGKILL leaves",
     "a file that reads back up to its last line.",
   ],
@@ -257,7 +265,14 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   if (!quiet) err(summaryLine(outPath, r, opts.answer));
-  if (r.scriptError) throw new ExitCode(3, r.scriptError);
+  if (r.scriptError) {
+    // The one-line error, then the screen it was looking at (disarmed: capture text).
+    err(`pstlab: ${r.scriptError}\n`);
+    if (r.scriptScreen.length) {
+      err(`pstlab: the screen's last rows:\n${r.scriptScreen.map((l) => `  | ${disarm(l)}\n`).join("")}`);
+    }
+    return 3;
+  }
   // As timeout(1): 124 says the time ran out, whatever status the stopped program gave.
   if (r.timedOut) {
     if (!quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout); exit 124\n`);

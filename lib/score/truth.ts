@@ -81,7 +81,7 @@ export function truthFromLabelsFile(text: string, file: string): Truth {
   const segs: TruthSegment[] = [];
   const lines: TruthSegment[] = [];
   let prev = -Infinity;
-  let disorder: { line: number; t: number; prev: number } | null = null;
+  let disorder = null as { line: number; t: number; prev: number } | null;
   forEachLabelLine(text, (f, line, l) => {
     const t = Number(f[0]);
     if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) {

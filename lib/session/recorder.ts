@@ -68,6 +68,8 @@ export interface SessionResult {
   queriesSeen: number;
   reports: number;
   scriptError: string | null;
+  /** The screen's last rows when the script failed. */
+  scriptScreen: string[];
   timedOut: boolean;
   interrupted: string | null;
   /** Why writing the file failed (disk full…): the program was stopped there. */
@@ -122,6 +124,7 @@ class Session {
   interrupted: string | null = null;
   timedOut = false;
   scriptError: string | null = null;
+  scriptScreen: string[] = [];
   private readonly labelLog: string[] = [];
   private readonly labels: LabelChannel;
   private readonly screen: RemoteScreen | null;
@@ -170,10 +173,14 @@ class Session {
   /** The first write error (disk full, file size limit…): the recording stops there, once. */
   writeError: string | null = null;
 
+  /** The time of the last event written: events stay in time order. */
+  private lastT = 0;
+
   private write(e: Event): void {
     if (this.writeError !== null) return;
     try {
       this.writer.event(e);
+      this.lastT = Math.max(this.lastT, e.t);
       this.events++;
     } catch (err) {
       // One line, not one stack trace per read: stop the program, keep what was written.
@@ -384,11 +391,14 @@ class Session {
         o.script.steps,
         {
           now: this.now,
-          screenText: this.screenText,
+          screen: () =>
+            this.screen?.changes() ?? Promise.resolve({ rows: [], changedFrom: [], cursor: { x: 0, y: 0 } }),
+          markScreen: () => this.screen?.mark(),
           lastOutputAt: () => this.lastOutputAt,
           exited: () => this.exited,
           send: this.onInput,
-          label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
+          // A label for a moment already past lands there, but never before an event written.
+          label: (l, at) => this.write({ t: Math.max(at ?? this.now(), this.lastT), kind: "marker", label: l }),
           resize: this.resize,
         },
         o.script.file,
@@ -396,6 +406,7 @@ class Session {
       ).catch((e) => {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
+        this.scriptScreen = e.screen;
         this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
         this.stopChild();
       })
@@ -470,7 +481,17 @@ class Session {
         this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       }
     }
-    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError } = this;
+    const {
+      events,
+      queriesAnswered,
+      queriesSeen,
+      reports,
+      scriptError,
+      scriptScreen,
+      timedOut,
+      interrupted,
+      writeError,
+    } = this;
     return {
       exit,
       status,
@@ -480,6 +501,7 @@ class Session {
       queriesSeen,
       reports,
       scriptError,
+      scriptScreen,
       timedOut,
       interrupted,
       writeError,
