@@ -323,6 +323,11 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
       tm("send-keys", "-t", "pl", "-l", "u");
       assert.ok(await wait(() => /mark-three/.test(pane())), pane());
       tm("send-keys", "-t", "pl", "-l", "i");
+      assert.ok(await wait(() => /end/.test(pane())), pane());
+      // At the end the player stays (to seek back or label the last moment) until Esc.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.doesNotMatch(pane(), /RC=/);
+      tm("send-keys", "-t", "pl", "Escape");
       assert.ok(await wait(() => /RC=0/.test(pane())), pane());
       assert.match(pane(), /wrote .*marks\.tsv: 3 labels \(2 new\)/);
     } finally {
