@@ -60,7 +60,7 @@ export const spec = {
     label: {
       ...text(
         "OUT.tsv",
-        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
+        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last, x deletes the nearest; written to OUT.tsv as taken\n(continued if it exists); Esc or Ctrl-C quits",
       ),
       conflicts: ["idle-time-limit"],
       reason: "--label takes capture times",
@@ -69,11 +69,16 @@ export const spec = {
   },
   positionals: ONE_FILE,
   notes: [
-    "Keys: space pause/resume, . step one event, ] next marker, + / - speed, q quit.",
+    "Keys: space pause/resume, ←/→ back/forward 5 s (shift: 30 s), g then a capture time",
+    "(90, 1m30s, 1:30) and Enter to jump there, . step one event, , step back one,",
+    "] next marker, + / - speed, q or Esc quit. Going back rebuilds the screen from the start.",
+    "The clock stops at the capture's end; with --side-by-side or --label the player stays",
+    "there (to seek back or label the last moment) until Esc or q.",
     "With --label: w working, p blocked:permission, q blocked:question, a blocked:auth,",
     "b blocked, i idle, d done, e error at the capture time shown (any speed, after pauses,",
-    "steps and seeks); u undoes the last; quit with Esc or Ctrl-C. report --labels OUT.tsv",
-    "then scores the capture with them.",
+    "steps and seeks); u undoes the last, x deletes the label nearest the time shown; quit",
+    "with Esc or Ctrl-C. Each label is in OUT.tsv as soon as it is taken (a closed terminal",
+    "loses none). report --labels OUT.tsv then scores the capture with them.",
     "",
     ...DETECTOR_NOTES,
   ],

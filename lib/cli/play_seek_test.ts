@@ -172,6 +172,24 @@ describe("play under tmux", { skip: !which("tmux") && "tmux is not installed" },
     }
   });
 
+  test("--label: a closed terminal (SIGHUP) loses no label, and the continued file keeps its comments", async () => {
+    const out = writeTmp(dir, "hup.tsv", "# by hand\n0\tidle\n");
+    const { tm, start, pane, wait } = tmuxSession(path.join(dir, "d.sock"), "d");
+    start(`${pstlab()} play ${quote(cast)} --label ${quote(out)}`, 160, 30);
+    try {
+      assert.ok(await wait(() => /now-2\b/.test(pane())), pane());
+      tm("send-keys", "-t", "d", "-l", "p");
+      assert.ok(await wait(() => fs.readFileSync(out, "utf8").includes("blocked")), "the label reached the file");
+      tm("kill-session", "-t", "d"); // the terminal closes: SIGHUP
+    } finally {
+      tm("kill-server");
+    }
+    const lines = fs.readFileSync(out, "utf8").split("\n");
+    assert.equal(lines[0], "# by hand");
+    assert.equal(lines[1], "0\tidle");
+    assert.match(lines[2], /^[2-4](\.\d+)?\tblocked\tpermission$/);
+  });
+
   test("--label: x deletes the label nearest now; the panel lists the labels around now", async () => {
     const out = writeTmp(dir, "x.tsv", "3\tidle\n9\tworking\n");
     const { tm, start, pane, wait } = tmuxSession(path.join(dir, "c.sock"), "c");
