@@ -22,7 +22,7 @@ function heading(r: Report): string {
 const safeRow = (files: number) => (s: ReportSummary) => row(s, files).map(disarm);
 
 /** Which rules `--manifest auto` chose, and why (the why quotes capture text: disarmed). */
-function manifestLine(r: Report): string | null {
+export function manifestLine(r: Report): string | null {
   const chosen = r.files.filter((f) => f.manifest);
   if (chosen.length === 0) return null;
   const names = new Set(chosen.map((f) => f.manifest!.name));
