@@ -12,7 +12,7 @@ import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
-import { disarm } from "../text.ts";
+import { disarm, plural } from "../text.ts";
 
 export const spec = {
   name: "record",
@@ -177,10 +177,10 @@ async function appendTarget(
 }
 
 function summaryLine(outPath: string, r: SessionResult, answer: boolean): string {
-  return `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${r.events} events, exit ${r.status}` +
-    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${r.reports} reports, ${r.queriesSeen} queries${
-      answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"
-    }\n`;
+  return `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${plural(r.events, "event")}, exit ${r.status}` +
+    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${plural(r.reports, "report")}, ${
+      plural(r.queriesSeen, "query", "queries")
+    }${answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"}\n`;
 }
 
 export const command = defineCommand(spec, async (p) => {

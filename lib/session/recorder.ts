@@ -274,15 +274,16 @@ class Session {
       this.write({ t: this.now(), kind: "marker", label });
       this.confirm(label);
     }
+    for (const k of r.unknown) this.confirm(`unknown key ${k} after the prefix (w p q a b i d e m)`, false);
     if (r.forward.length) this.onInput(r.forward);
   };
 
   private titleTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** Tells the person the label was taken, outside the recording: the window's title for a moment. */
-  private confirm(label: string): void {
+  private confirm(label: string, ok = true): void {
     if (this.titleTimer) clearTimeout(this.titleTimer);
-    this.term.title(`pstlab ✓ ${label}`);
+    this.term.title(ok ? `pstlab ✓ ${label}` : `pstlab: ${label}`);
     this.titleTimer = setTimeout(() => {
       this.titleTimer = null;
       this.term.title(null);
