@@ -104,8 +104,10 @@ async function gather(rec: Recording) {
     byte_exact_reason: !text
       ? `${rec.format} stores raw bytes`
       : lossy === 0
-      ? "no output event holds a replacement character"
-      : `${lossy} output events contain U+FFFD with no raw bytes: the original bytes may have been invalid UTF-8`,
+      ? "every output event is valid UTF-8 or carries its raw bytes (a b event)"
+      : `${plural(lossy, "output event")} ${
+        lossy === 1 ? "holds" : "hold"
+      } U+FFFD without raw bytes: the program's bytes may have been invalid UTF-8, lost`,
     provenance: h.provenance ?? null,
     warnings: rec.warnings,
   };

@@ -3,6 +3,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
@@ -247,6 +248,11 @@ describe("durability", () => {
     assert.ok((text.match(/line \d+/g) ?? []).length >= 10, text.slice(0, 200));
     assert.notEqual(evs.at(-1)?.kind, "exit");
     spawnSync("pkill", ["-f", "while true; do i=\\$\\(\\(i\\+1\\)\\)"]); // the orphaned child
+    // The killed recorder's label FIFO folder (named by its pid) is left for the next
+    // recorder to sweep; this test run leaves none behind.
+    for (const n of fs.readdirSync(os.tmpdir())) {
+      if (n.startsWith(`pstlab-labels-${child.pid}-`)) fs.rmSync(path.join(os.tmpdir(), n), { recursive: true });
+    }
   });
 });
 

@@ -23,7 +23,7 @@ export const spec = {
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const at = p.values.at ?? Infinity;
-  const { observer, t } = await observeAt(rec, at);
+  const { observer, t, pastEnd } = await observeAt(rec, at);
   const s = observer.screen;
   const rows = s.rows();
   if (p.values.json) {
@@ -55,10 +55,10 @@ export const command = defineCommand(spec, async (p) => {
   printWarnings(rec);
   // Past the end is the screen at the end: right for "what did it end on", but a typo'd
   // time must not pass for the screen asked for.
-  if (p.values.at !== undefined && at > t + 1e-6) {
+  if (pastEnd !== null) {
     err(
       `pstlab: warning: --at ${at} s is past the end of ${disarm(rec.path)} (${
-        t.toFixed(3)
+        pastEnd.toFixed(3)
       } s): the screen at the end\n`,
     );
   }
