@@ -164,3 +164,15 @@ describe("runScript", () => {
     );
   });
 });
+
+describe("the bundled scripts", () => {
+  test("every script in fixtures parses with the regex runner's syntax", async () => {
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const { ROOT } = await import("../testkit.ts");
+    const dir = path.join(ROOT, "fixtures/corpus/scripts");
+    const files = [...fs.readdirSync(dir).map((n) => path.join(dir, n)), path.join(ROOT, "fixtures/ci/session.script")];
+    assert.ok(files.length > 5);
+    for (const f of files) assert.ok(parseScript(fs.readFileSync(f, "utf8"), f).length > 0, f);
+  });
+});
