@@ -145,7 +145,7 @@ const GLUE = `(function () {
     var NS = "http://www.w3.org/2000/svg";
     function z(t) { return data.x0 + (t - win[0]) / (win[1] - win[0]) * data.w; }
     function at(t) { var x = Math.max(data.x0, Math.min(data.x0 + data.w, z(t))); cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); }
-    function el(name, attrs, text) {
+    function draw(name, attrs, text) {
       var e = document.createElementNS(NS, name);
       for (var k in attrs) e.setAttribute(k, attrs[k]);
       if (text) e.textContent = text;
@@ -170,12 +170,12 @@ const GLUE = `(function () {
       ticks.setAttribute("visibility", "hidden");
       zoomed.setAttribute("visibility", "visible");
       zoomed.textContent = "episode #" + (k + 1) + ": " + win[0].toFixed(2) + "–" + win[1].toFixed(2) + " s";
-      [ep.a, ep.b].forEach(function (t) { el("line", { x1: z(t), x2: z(t), y1: 0, y2: 4 + (ep.marks.length + 1) * data.row, class: "edge" }); });
+      [ep.a, ep.b].forEach(function (t) { draw("line", { x1: z(t), x2: z(t), y1: 0, y2: 4 + (ep.marks.length + 1) * data.row, class: "edge" }); });
       ep.marks.forEach(function (m) {
         var y = 4 + m[0] * data.row;
-        if (m[1] === null) { el("text", { x: z(ep.b) + 4, y: y + 12, class: "lat" }, "missed"); return; }
-        el("line", { x1: z(m[1]), x2: z(m[1]), y1: y - 2, y2: y + data.row - 4, class: "det" });
-        el("text", { x: z(m[1]) + 4, y: y + 12, class: "lat" }, "+" + (m[1] - ep.a).toFixed(2) + " s");
+        if (m[1] === null) { draw("text", { x: z(ep.b) + 4, y: y + 12, class: "lat" }, "missed"); return; }
+        draw("line", { x1: z(m[1]), x2: z(m[1]), y1: y - 2, y2: y + data.row - 4, class: "det" });
+        draw("text", { x: z(m[1]) + 4, y: y + 12, class: "lat" }, "+" + (m[1] - ep.a).toFixed(2) + " s");
       });
     }
     sec.querySelectorAll(".zoom button").forEach(function (b) {
@@ -225,8 +225,9 @@ export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (st
     const f = r.files[i];
     const cast = casts[i] ?? null;
     // The player's poster: the screen at the first episode (else at the end), not a black box.
-    const first = f.scores[0]?.episodes[0]?.start;
-    const poster = Math.max(0, first ?? f.duration);
+    // A moment into the episode: its label often lands just before the prompt is drawn.
+    const first = f.scores[0]?.episodes[0];
+    const poster = first ? first.start + Math.min(1, (first.end - first.start) / 2) : f.duration;
     // Each truth episode with every lane's detection (lane 0 is the truth), for the zoom.
     const episodes = (f.scores[0]?.episodes ?? []).map((e, k) => ({
       a: e.start,
