@@ -16,6 +16,7 @@
 
 import { RE2JS } from "re2js";
 import { analyse, type Analysis } from "./guard.ts";
+import { type Literals, literalTest, structure } from "./literals.ts";
 import { RegexTranslationError, translateRe2, translateRust, UnicodeBoundaryError } from "./rust.ts";
 
 export { RegexTranslationError as RegexError };
@@ -67,6 +68,21 @@ export class Pattern {
   /** Set by forEngine: every call runs on this engine (tests compare the two). */
   private forced: Engine | null = null;
 
+  /**
+   * The prefilter: false when the text lacks every literal a match must contain, and the
+   * regex cannot match. Decided once, here (literals.ts); null when no literal is known.
+   */
+  private prefilter: ((text: string) => boolean) | null = null;
+
+  /** Every match contains one of these (literals.ts); null: none known, no prefilter. */
+  literals: Literals | null = null;
+
+  /**
+   * No match can cross a line and nothing in the pattern reads across one: it matches a
+   * text iff it matches one of the text's lines, at the same place (literals.ts).
+   */
+  withinLine = false;
+
   private constructor(
     /** The pattern as written. */
     readonly source: string,
@@ -108,13 +124,37 @@ export class Pattern {
           }`,
       );
     }
-    return new Pattern(pattern, js, analysis, linear, linearAscii);
+    const p = new Pattern(pattern, js, analysis, linear, linearAscii);
+    // Only the JavaScript form is read: a pattern only RE2 can host keeps the plain path.
+    if (js) {
+      const st = structure(js.source, analysis!.lineBounded);
+      p.withinLine = st.withinLine;
+      p.setLiterals(st.literals, js.flags);
+    }
+    return p;
+  }
+
+  private setLiterals(literals: Literals | null, flags: string): void {
+    this.literals = literals;
+    this.prefilter = literals ? literalTest(literals, flags) : null;
+  }
+
+  /**
+   * The same pattern with another prefilter: none (null), or other literals — what the
+   * equivalence tests compare against, and how they show a wrong prefilter is caught.
+   */
+  withLiterals(literals: Literals | null): Pattern {
+    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.linearAscii);
+    p.forced = this.forced;
+    p.withinLine = this.withinLine;
+    p.setLiterals(literals, this.js?.flags ?? "u");
+    return p;
   }
 
   /** The same pattern, always run on one engine (null when that engine cannot run it). */
   forEngine(engine: Engine): Pattern | null {
     if (engine === "js" ? !this.js : !this.linear) return null;
-    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.linearAscii);
+    const p = this.withLiterals(this.literals);
     p.forced = engine;
     return p;
   }
@@ -135,11 +175,13 @@ export class Pattern {
   }
 
   test(text: string): boolean {
+    if (this.prefilter && !this.prefilter(text)) return false;
     return this.engineFor(text) === "js" ? this.js!.test(text) : this.linearFor().test(text);
   }
 
   /** The leftmost match, or null. */
   first(text: string): Match | null {
+    if (this.prefilter && !this.prefilter(text)) return null;
     if (this.engineFor(text) === "js") {
       const m = this.js!.exec(text);
       return m ? { index: m.index, end: m.index + m[0].length, text: m[0] } : null;
@@ -150,6 +192,7 @@ export class Pattern {
 
   /** Every non-empty match, left to right, none overlapping (as a global replace takes them). */
   *all(text: string): Generator<Match> {
+    if (this.prefilter && !this.prefilter(text)) return;
     if (this.engineFor(text) === "js") {
       this.globalJs ??= new RegExp(this.js!.source, this.js!.flags + "g");
       for (const m of text.matchAll(this.globalJs)) {
