@@ -174,6 +174,11 @@ export class Pattern {
     return this.linear ?? this.linearAscii!;
   }
 
+  /** False when the text lacks every required literal (no match is possible); true otherwise. */
+  mayMatch(text: string): boolean {
+    return this.prefilter === null || this.prefilter(text);
+  }
+
   test(text: string): boolean {
     if (this.prefilter && !this.prefilter(text)) return false;
     return this.engineFor(text) === "js" ? this.js!.test(text) : this.linearFor().test(text);
