@@ -46,21 +46,40 @@ export interface Matcher {
 }
 
 /**
- * A value per row text, shared by every detector of the manifest (any interval, any
- * view: the value is a function of the row's text alone). Bounded: a screen whose rows
- * never repeat (a counter, a clock) must not grow it, so it starts over when full.
+ * A matcher's answers per row, kept by the row's text at its place: per stream of
+ * screens (an observer's screen, a detector's tail), the rows last read at each place
+ * and their answers. A row unchanged since then is the same string at the same place,
+ * or one place lower after the screen scrolled by a line, found with one comparison;
+ * only a redrawn or new row is read again. Bounded by the screen's height. (A map by
+ * row text was tried: hashing every redrawn row for every matcher cost more than the
+ * regex runs it saved on the dense bench capture.)
  */
 export class RowMemo<T> {
-  static readonly LIMIT = 512;
-  private map = new Map<string, T>();
-  get(row: string, fn: (row: string) => T): T {
-    let v = this.map.get(row);
-    if (v === undefined && !this.map.has(row)) {
-      if (this.map.size >= RowMemo.LIMIT) this.map.clear();
-      v = fn(row);
-      this.map.set(row, v);
+  private places = new WeakMap<object, { rows: string[]; values: T[] }>();
+  /** The value of the row find() stopped at. */
+  found: T | undefined = undefined;
+
+  /** The index of the first row whose value is truthy (kept in `found`), or -1. */
+  find(stream: object | null, rows: readonly string[], fn: (row: string) => T): number {
+    let p = stream ? this.places.get(stream) : undefined;
+    if (stream && !p) this.places.set(stream, p = { rows: [], values: [] });
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      let v: T;
+      if (p === undefined) v = fn(row);
+      else if (p.rows[i] === row) v = p.values[i];
+      else {
+        // Scrolled by a line: this row was one place lower last time.
+        v = p.rows[i + 1] === row ? p.values[i + 1] : fn(row);
+        p.rows[i] = row;
+        p.values[i] = v;
+      }
+      if (v) {
+        this.found = v;
+        return i;
+      }
     }
-    return v as T;
+    return -1;
   }
 }
 
@@ -417,24 +436,17 @@ function rowsOf(view: RegionView, region: Region): readonly string[] {
  */
 function firstMatch(m: Matcher, view: RegionView, region: Region): Match | null {
   if (m.path === "row") {
-    for (const row of rowsOf(view, region)) {
-      const hit = m.rows.get(row, (r) => m.re.first(r)) as Match | null;
-      if (hit) return hit;
-    }
-    return null;
+    return m.rows.find(view.stream, rowsOf(view, region), (r) => m.re.first(r)) < 0 ? null : m.rows.found as Match;
   }
-  if (m.rowLiterals) {
-    let found = false;
-    for (const row of rowsOf(view, region)) if ((found = m.rows.get(row, (r) => m.re.mayMatch(r)) as boolean)) break;
-    if (!found) return null;
-  }
+  if (m.rowLiterals && m.rows.find(view.stream, rowsOf(view, region), (r) => m.re.mayMatch(r)) < 0) return null;
   return m.re.first(view.text(region));
 }
 
 /** A line_regex's first matching line, or null (each line's answer kept by its text). */
 function firstLine(m: Matcher, view: RegionView, region: Region): string | null {
-  for (const l of view.regionLines(region)) if (m.rows.get(l, (r) => m.re.first(r)) !== null) return l;
-  return null;
+  const lines = view.regionLines(region);
+  const i = m.rows.find(view.stream, lines, (r) => m.re.first(r));
+  return i < 0 ? null : lines[i];
 }
 
 /** Whether the region's lower-cased text holds needle k of the gate (per row when the needle has no line break). */
@@ -443,8 +455,7 @@ function holds(g: Gate, k: number, view: RegionView, region: Region): boolean {
   if (!memo) return view.lowerText(region).includes(needle);
   // Lower-casing is per character but for a final sigma, whose context a line break ends
   // as the text's end does: the joined text lower-cased is the rows lower-cased, joined.
-  for (const row of rowsOf(view, region)) if (memo.get(row, (r) => r.toLowerCase().includes(needle))) return true;
-  return false;
+  return memo.find(view.stream, rowsOf(view, region), (r) => r.toLowerCase().includes(needle)) >= 0;
 }
 
 function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResult[] | null): boolean {
@@ -582,7 +593,7 @@ export function evaluate(
   src: RegionSource | RegionView,
   opts: { explain?: boolean; only?: (r: Rule) => boolean; memo?: RuleMemo } = {},
 ): Evaluation {
-  const view = src instanceof RegionView ? src : new RegionView(src);
+  const view = src instanceof RegionView ? src : new RegionView(src, opts.memo);
   if (opts.explain) return explainAll(m, view, opts.only);
   // The first match in evaluation order wins: nothing after it can outrank it.
   for (const rule of m.order) {

@@ -150,7 +150,12 @@ export class RegionView {
   private _rowsHoldBreaks: boolean | null = null;
   private _afterBox: string[] | null = null;
 
-  constructor(readonly src: RegionSource) {}
+  /**
+   * `stream`: an object standing for the sequence of inputs this one belongs to (an
+   * observer's screens, a detector's tails): per-row memos keep each stream's last rows
+   * by place under it. None: rows are looked up by text only.
+   */
+  constructor(readonly src: RegionSource, readonly stream: object | null = null) {}
 
   lines(): string[] {
     if (this._lines) return this._lines;

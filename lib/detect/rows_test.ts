@@ -147,7 +147,9 @@ function screens(vocab: string[], wrap: string[]): fc.Arbitrary<Step[]> {
   });
   // Later screens: a few rows redrawn, the rest the very same strings (a screen's dirty rows).
   const change = fc.record({
-    at: fc.array(fc.tuple(fc.nat(13), row), { minLength: 1, maxLength: 3 }),
+    // Scrolled by 0–2 lines (new rows at the bottom), then a few rows redrawn.
+    scroll: fc.array(row, { maxLength: 2 }),
+    at: fc.array(fc.tuple(fc.nat(13), row), { maxLength: 3 }),
     title: fc.option(row),
     cursor: fc.option(fc.nat(14)),
   });
@@ -155,7 +157,7 @@ function screens(vocab: string[], wrap: string[]): fc.Arbitrary<Step[]> {
     const steps: Step[] = [s];
     for (const c of changes) {
       const prev = steps[steps.length - 1];
-      const rows = prev.rows.slice();
+      const rows = [...prev.rows.slice(c.scroll.length), ...c.scroll].slice(-prev.rows.length);
       for (const [i, r] of c.at) rows[i % rows.length] = r;
       steps.push({ rows, title: c.title ?? prev.title, cursor: c.cursor ?? prev.cursor });
     }
@@ -190,7 +192,7 @@ function disagreement(m: Manifest, candidate: Manifest, runs: number, seed: numb
     fc.property(screens(vocabulary(m), phrases(m)), fc.boolean(), (steps, withCursor) => {
       const memo = ruleMemo();
       for (const s of steps) {
-        const got = evaluate(candidate, new RegionView(source(s, withCursor)), { memo });
+        const got = evaluate(candidate, new RegionView(source(s, withCursor), memo), { memo });
         const want = evaluate(ref, new RegionView(source(s, withCursor)));
         assert.deepEqual(verdict(got), verdict(want));
         if (want.rule) matched.add(`${m.name}:${want.rule.id}`);
