@@ -14,10 +14,11 @@ import { processTerminal } from "./terminal.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
 import { selfArgv } from "../runtime.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "demo",
-  summary: "score the detectors on the bundled capture, then on a live simulated session",
+  summary: summaryOf("demo"),
   synopsis: "",
   options: {
     "no-live": flag("only the bundled capture"),

@@ -12,10 +12,11 @@ import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "record",
-  summary: "record a program in a real PTY to an asciicast v3 fixture (answers the OSC 7501 query)",
+  summary: summaryOf("record"),
   synopsis: "-- COMMAND [ARGS…]",
   options: {
     output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),

@@ -60,6 +60,7 @@ import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
 import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
 import { readCapped } from "../foreign_json.ts";
+import { summaryOf } from "./commands.ts";
 
 const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 /** --export-FORMAT for every format but the terminal table, from the exporter table. */
@@ -72,7 +73,7 @@ const EXPORT_OPTIONS = Object.fromEntries(
 
 export const spec = {
   name: "report",
-  summary: "score every detector against the truth: latency, missed, carried, linger, false alarms",
+  summary: summaryOf("report"),
   synopsis: "FILE…",
   options: {
     truth: text(

@@ -4,10 +4,11 @@ import { defineCommand } from "./common.ts";
 import { flag, NONE, number, PROTOCOL } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
 import { PROTOCOL_MODES } from "../sim/modes.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "sim",
-  summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
+  summary: summaryOf("sim"),
   synopsis: "",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
