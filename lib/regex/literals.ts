@@ -237,7 +237,14 @@ export interface Structure {
  * or sits next to "\n": each looks at one character of a class without "\n" (the
  * translation's (?m)^ and $, and the sides of a word boundary).
  */
+const lookCache = new Map<string, boolean>();
 function lineSafeLook(look: string): boolean {
+  let v = lookCache.get(look);
+  if (v === undefined) lookCache.set(look, v = readLook(look));
+  return v;
+}
+
+function readLook(look: string): boolean {
   const m = /^\(\?<?[=!](.*)\)$/s.exec(look);
   if (!m) return false;
   const body = m[1];

@@ -89,9 +89,10 @@ export class Pattern {
     private readonly js: RegExp | null,
     /** The JavaScript form's worst case; null when only the linear engine can run it. */
     readonly analysis: Analysis | null,
-    private readonly linear: RE2JS | null,
-    /** RE2 with ASCII word boundaries, for texts whose word characters are all ASCII. */
-    private readonly linearAscii: RE2JS | null,
+    /** The linear engines, or undefined until first needed (compiled in linearEngines). */
+    private linear: Linear | undefined,
+    /** The source the linear engines are compiled from (with the flags). */
+    private readonly src: string,
   ) {}
 
   /** Compiles a Rust-syntax pattern; `flags` (i, m, s) apply to the whole of it. */
@@ -105,26 +106,23 @@ export class Pattern {
       if (!(e instanceof RegexTranslationError)) throw e;
       jsError = e;
     }
-    let linear: RE2JS | null = null, linearAscii: RE2JS | null = null, linearError: Error | null = null;
-    try {
-      linear = compileLinear(translateRe2(src));
-    } catch (e) {
-      if (!(e instanceof RegexTranslationError)) throw e;
-      linearError = e;
-      if (e instanceof UnicodeBoundaryError) linearAscii = tryLinear(translateRe2(src, { asciiBoundary: true }));
-    }
-    // Neither engine takes it: JavaScript's reason is the one a Rust user recognises.
-    if (!js && !linear) throw jsError ?? linearError!;
     const analysis = js ? analyse(js.source, js.flags) : null;
-    if (js && !linear && analysis!.degree > MAX_BOUNDARY_DEGREE) {
+    // RE2's compiler is most of a manifest's compile time (re2js: ~0.4 ms a pattern), and
+    // a pattern the fast path always runs never needs it: it is compiled here only when
+    // its outcome decides whether the pattern is accepted, else at first use (issue 25).
+    const decides = !js || analysis!.degree > MAX_BOUNDARY_DEGREE;
+    const linear = decides ? linearEngines(src) : undefined;
+    // Neither engine takes it: JavaScript's reason is the one a Rust user recognises.
+    if (!js && !linear!.linear) throw jsError ?? linear!.error!;
+    if (js && linear && !linear.linear && analysis!.degree > MAX_BOUNDARY_DEGREE) {
       throw new RegexTranslationError(
         `can backtrack catastrophically (${analysis!.nested ?? `degree ${analysis!.degree}`}) and ` +
           `the linear-time engine cannot run it${
-            linearAscii ? " on every text (a Unicode word boundary; write [^\\w] or \\s around the word instead)" : ""
+            linear.ascii ? " on every text (a Unicode word boundary; write [^\\w] or \\s around the word instead)" : ""
           }`,
       );
     }
-    const p = new Pattern(pattern, js, analysis, linear, linearAscii);
+    const p = new Pattern(pattern, js, analysis, linear, src);
     // Only the JavaScript form is read: a pattern only RE2 can host keeps the plain path.
     if (js) {
       const st = structure(js.source, analysis!.lineBounded);
@@ -132,6 +130,10 @@ export class Pattern {
       p.setLiterals(st.literals, js.flags);
     }
     return p;
+  }
+
+  private engines(): Linear {
+    return (this.linear ??= linearEngines(this.src));
   }
 
   private setLiterals(literals: Literals | null, flags: string): void {
@@ -144,7 +146,7 @@ export class Pattern {
    * equivalence tests compare against, and how they show a wrong prefilter is caught.
    */
   withLiterals(literals: Literals | null): Pattern {
-    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.linearAscii);
+    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.src);
     p.forced = this.forced;
     p.withinLine = this.withinLine;
     p.setLiterals(literals, this.js?.flags ?? "u");
@@ -153,7 +155,7 @@ export class Pattern {
 
   /** The same pattern, always run on one engine (null when that engine cannot run it). */
   forEngine(engine: Engine): Pattern | null {
-    if (engine === "js" ? !this.js : !this.linear) return null;
+    if (engine === "js" ? !this.js : !this.engines().linear) return null;
     const p = this.withLiterals(this.literals);
     p.forced = engine;
     return p;
@@ -165,13 +167,15 @@ export class Pattern {
     if (!this.js) return "linear";
     const a = this.analysis!;
     if (a.degree !== Infinity && withinBudget(a, text)) return "js";
-    if (this.linear) return "linear";
-    if (this.linearAscii && !(NON_ASCII.test(text) && NON_ASCII_WORD.test(text))) return "linear";
+    const l = this.engines();
+    if (l.linear) return "linear";
+    if (l.ascii && !(NON_ASCII.test(text) && NON_ASCII_WORD.test(text))) return "linear";
     return "js";
   }
 
   private linearFor(): RE2JS {
-    return this.linear ?? this.linearAscii!;
+    const l = this.engines();
+    return l.linear ?? l.ascii!;
   }
 
   /** False when the text lacks every required literal (no match is possible); true otherwise. */
@@ -207,6 +211,24 @@ export class Pattern {
     }
     const m = this.linearFor().matcher(text);
     while (m.find()) if (m.end() > m.start()) yield { index: m.start(), end: m.end(), text: m.group() ?? "" };
+  }
+}
+
+/** RE2 for a pattern: its own form, or (a Unicode word boundary) the ASCII one, and why not. */
+interface Linear {
+  linear: RE2JS | null;
+  /** RE2 with ASCII word boundaries, for texts whose word characters are all ASCII. */
+  ascii: RE2JS | null;
+  error: Error | null;
+}
+
+function linearEngines(src: string): Linear {
+  try {
+    return { linear: compileLinear(translateRe2(src)), ascii: null, error: null };
+  } catch (e) {
+    if (!(e instanceof RegexTranslationError)) throw e;
+    const ascii = e instanceof UnicodeBoundaryError ? tryLinear(translateRe2(src, { asciiBoundary: true })) : null;
+    return { linear: null, ascii, error: e };
   }
 }
 
