@@ -25,9 +25,12 @@ export const CHECKS = {
   "query": { severity: "info", about: "reports without an answered query, or an answered query and no report" },
   "prompt-unreported": {
     severity: "violation",
-    about: "the screen shows a prompt and the protocol never reports blocked",
+    about: "the screen shows a prompt and the protocol never reports blocked (not even late, before the next prompt)",
   },
-  "prompt-late": { severity: "violation", about: "blocked reported later than the tolerance after the prompt appears" },
+  "prompt-late": {
+    severity: "violation",
+    about: "blocked reported later than the tolerance after the prompt appears (or only after it was answered)",
+  },
   "blocked-linger": { severity: "violation", about: "still blocked later than the tolerance after the prompt goes" },
   "blocked-unseen": { severity: "warning", about: "the protocol says blocked while the screen shows no prompt" },
   "flap": { severity: "warning", about: "blocked left and re-entered within 250 ms while one prompt stays" },

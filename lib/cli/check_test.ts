@@ -161,6 +161,36 @@ describe("each finding on a tiny capture", () => {
       [0.5, "x", "0"],
     ]);
     assert.match(check([late]).found("prompt-late")[0].message, /blocked reported 1\.0\d s after it appeared/);
+    // Reported only after the prompt was answered (the simulated agent's late=2s): late, not never,
+    // and that blocked interval is not also "blocked while no prompt".
+    const afterAnswer = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT],
+      [1, "o", WORK],
+      [1, "o", R("state=blocked:kind=permission")],
+      [1, "o", R("state=working")],
+      [0.5, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const a = check([afterAnswer]);
+    assert.deepEqual(a.found("prompt-unreported"), []);
+    assert.deepEqual(a.found("blocked-unseen"), []);
+    assert.match(
+      a.found("prompt-late")[0].message,
+      /blocked reported 2\.0\d s after the prompt appeared and 1\.0\d s after it was answered/,
+    );
+    // A blocked report after the next prompt appeared belongs to that one, not to this.
+    const twoPrompts = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT],
+      [1, "o", WORK],
+      [1, "o", PROMPT + R("state=blocked:kind=permission")],
+      [1, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const t = check([twoPrompts]);
+    assert.equal(t.found("prompt-unreported").length, 1);
+    assert.equal(t.found("prompt-late").length, 0);
     const linger = capture([
       [0.1, "o", WORK + R("state=working")],
       [1, "o", PROMPT + R("state=blocked:kind=permission")],
