@@ -11,6 +11,10 @@ export const CHECKS = {
     about: "a report a strict terminal discards or ignores (the user never sees that state)",
   },
   "blocked-without-kind": { severity: "warning", about: "blocked without kind (permission, question or auth)" },
+  "dropped-field": {
+    severity: "warning",
+    about: "a key=value pair a strict terminal drops from an applied report (key, value, reason code; grouped)",
+  },
   "left-at-exit": {
     severity: "violation",
     about: "working or blocked records still there when the program exited (report done, error or idle first)",

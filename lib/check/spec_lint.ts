@@ -26,8 +26,27 @@ export interface ProtocolLog {
 
 const who = (id: string | null) => (id === null ? "(root)" : id);
 
+/** A dropped pair as quoted in a finding: controls already \\xNN (showBytes), long values cut. */
+function quote(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+interface DroppedGroup {
+  code: string;
+  key: string;
+  value: string;
+  why: string;
+  blockedKind: boolean;
+  first: number;
+  last: number;
+  count: number;
+}
+
 export function specLint(log: ProtocolLog): Finding[] {
   const out: Finding[] = [];
+  // Every pair a strict terminal drops from a report it applies, grouped by (reason, key, value):
+  // an emitter that sends the same bad pair in every report gets one line, with the count.
+  const dropped = new Map<string, DroppedGroup>();
   let reports = 0, plain = 0, wrapped = 0, queries = 0, firstPlain = 0;
   for (const e of log.events) {
     if (e.type === "discarded" || e.type === "ignored") {
@@ -37,7 +56,22 @@ export function specLint(log: ProtocolLog): Finding[] {
       reports++;
       if (e.depth > 0) wrapped++;
       else if (plain++ === 0) firstPlain = e.t;
-      if (e.state === "blocked" && e.kind === null) {
+      let badKind = false;
+      for (const n of e.notes) {
+        if (n.code === "empty-body") continue;
+        const blockedKind = n.code === "kind-dropped" && e.state === "blocked";
+        badKind ||= blockedKind;
+        const k = JSON.stringify([n.code, n.key, n.value, n.why, blockedKind]);
+        const g = dropped.get(k);
+        if (g) {
+          g.count++;
+          g.last = e.t;
+        } else {
+          dropped.set(k, { ...n, blockedKind, first: e.t, last: e.t, count: 1 });
+        }
+      }
+      // An invalid kind is reported as invalid (dropped-field), not as a missing one.
+      if (e.state === "blocked" && e.kind === null && !badKind) {
         out.push(
           finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`),
         );
@@ -50,6 +84,14 @@ export function specLint(log: ProtocolLog): Finding[] {
         }
       }
     }
+  }
+  for (const g of dropped.values()) {
+    const pair = g.value === "" && g.why === 'no "="' ? quote(g.key, 40) : `${quote(g.key, 24)}=${quote(g.value, 40)}`;
+    const times = g.count === 1 ? "" : ` (${g.count} reports, ${fmtT(g.first)}–${fmtT(g.last)})`;
+    const what = g.blockedKind
+      ? `blocked with an invalid kind: ${pair} dropped [${g.code}: ${g.why}], so a terminal shows blocked without kind`
+      : `${pair} dropped [${g.code}: ${g.why}]`;
+    out.push(finding("dropped-field", g.first, g.last, what + times));
   }
   if (log.exit) {
     const left = log.exit.live.filter((r) => r.state === "working" || r.state === "blocked");

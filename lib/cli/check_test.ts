@@ -111,6 +111,49 @@ describe("each finding on a tiny capture", () => {
       /1 report not wrapped .*1 other is/,
     );
   });
+  test("dropped-field: each pair a strict terminal drops, named with its reason; grouped; fails under --strict", () => {
+    const bad = "state=blocked:msg=!!notbase64:App=x:progress=150:kind=perm";
+    const c = capture([
+      [0.1, "o", PROMPT + R(bad)],
+      [0.5, "o", R(bad)],
+      [0.5, "o", IDLE + R("state=idle:kind=question:bad=\x01[31m")],
+      [0.1, "o", R(`state=working:progress=50:newkey=1:title=${"A".repeat(100)}!`)],
+      [0.1, "o", R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const r = check([c]);
+    const msgs = r.found("dropped-field").map((f: { message: string }) => f.message);
+    const one = (re: RegExp) =>
+      assert.equal(msgs.filter((m: string) => re.test(m)).length, 1, `${re}\n${msgs.join("\n")}`);
+    one(/^msg=!!notbase64 dropped \[malformed-pair: value has bytes outside .*\] \(2 reports, 0\.10 s–0\.60 s\)$/);
+    one(/^App=x dropped \[malformed-pair: key must be \[a-z\]\+\] \(2 reports/);
+    one(/^progress=150 dropped \[progress-dropped: not an integer 0–100\] \(2 reports/);
+    one(/^blocked with an invalid kind: kind=perm dropped \[kind-dropped: not permission, question or auth\]/);
+    one(/^kind=question dropped \[kind-dropped: kind applies only to blocked\]$/);
+    one(/^newkey=1 dropped \[unknown-key: unknown key\]$/);
+    one(/^title=A{40}… dropped \[malformed-pair/);
+    one(/^bad=\\x01\[31m dropped \[raw-control: value has bytes outside/);
+    // An invalid kind is not a missing one.
+    assert.deepEqual(r.found("blocked-without-kind"), []);
+    // Warnings only: exit 0, and 1 under --strict.
+    assert.equal(r.code, 0, msgs.join("\n"));
+    assert.equal(cli(["check", c, "--strict"]).code, 1);
+    // No raw control byte reaches the terminal from a dropped pair.
+    for (const m of msgs) assert.doesNotMatch(m, /[\x00-\x1f\x7f]/);
+    // A missing kind is still blocked-without-kind.
+    const missing = capture([[0.1, "o", PROMPT + R("state=blocked")], [0.5, "o", IDLE + R("state=idle")], [
+      0.5,
+      "x",
+      "0",
+    ]]);
+    assert.equal(check([missing]).found("blocked-without-kind").length, 1);
+    // scan's table names the dropped key.
+    const scan = cli(["scan", c]);
+    assert.match(
+      scan.stdout,
+      /notes: malformed-pair\(msg\),malformed-pair\(App\),kind-dropped\(kind\),progress-dropped\(progress\)/,
+    );
+  });
   test("no-reports: a capture without any query or report is a warning (fails under --strict)", () => {
     const none = capture([[0.1, "o", "just output\r\n"], [0.2, "x", "0"]]);
     const r = check([none]);
