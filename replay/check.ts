@@ -58,15 +58,28 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   });
   tracker.end(end);
   const queryAnswered = rec.header.provenance?.query_answered ?? null;
-  const term = rec.header.env?.TERM ?? rec.header.termType ?? "";
-  const insideTmux = rec.header.env?.TMUX !== undefined || /^(tmux|screen)\b/.test(term);
+  // Whether pstlab itself ran inside tmux does not matter: the program wrote to pstlab's pty.
+  // What matters is a multiplexer *between* the program and pstlab, i.e. the recorded command.
+  const multiplexer = multiplexerOf(rec.header.command ?? "");
   return {
-    log: { events, exit, overflow, queryAnswered, insideTmux, end },
+    log: { events, exit, overflow, queryAnswered, multiplexer, end },
     protocol: timelines[0],
     screen: timelines[1],
     end,
     manifest: chosen,
   };
+}
+
+const MULTIPLEXERS = new Set(["tmux", "screen", "zellij", "byobu"]);
+
+/** The multiplexer a recorded command line runs (`tmux new-session ./x`, `env A=1 /usr/bin/tmux …`), or null. */
+export function multiplexerOf(command: string): string | null {
+  const words = command.split(/\s+/).filter(Boolean).map((w) => w.replace(/^'(.*)'$/, "$1"));
+  let i = 0;
+  if (words[i] !== undefined && /(^|\/)env$/.test(words[i])) i++;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) i++;
+  const name = (words[i] ?? "").split("/").pop() ?? "";
+  return MULTIPLEXERS.has(name) ? name : null;
 }
 
 export async function checkFile(path: string, o: CheckOptions): Promise<FileCheck> {

@@ -23,8 +23,11 @@ export const CHECKS = {
   "invisible-text": { severity: "warning", about: "bidi overrides or invisible formatting in msg or title" },
   "tmux-passthrough": {
     severity: "info",
-    about:
-      "reports not wrapped for tmux passthrough in a capture made inside tmux, or wrapped only sometimes (tmux drops them)",
+    about: "reports wrapped for tmux passthrough only sometimes (inside tmux the plain ones are dropped)",
+  },
+  "multiplexer": {
+    severity: "info",
+    about: "the recorded command is a multiplexer (tmux new-session …): what it drops of the protocol",
   },
   "query": { severity: "info", about: "reports without an answered query, or an answered query and no report" },
   "prompt-unreported": {

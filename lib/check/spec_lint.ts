@@ -19,8 +19,11 @@ export interface ProtocolLog {
   overflow: { t: number; count: number } | null;
   /** Whether the recorder answered the query (provenance), null when unknown. */
   queryAnswered: boolean | null;
-  /** The header says the program ran inside tmux (env TMUX, or TERM tmux… / screen…). */
-  insideTmux?: boolean;
+  /**
+   * The recorded command is a terminal multiplexer (tmux, screen…), so the program ran inside it and
+   * this capture holds what the multiplexer passed on to its own terminal.
+   */
+  multiplexer?: string | null;
   end: number;
 }
 
@@ -121,20 +124,30 @@ export function specLint(log: ProtocolLog): Finding[] {
     );
   }
   // Unwrapped reports are right outside tmux (docs/osc7501.md §6: wrapping is for a program inside
-  // it), so they are worth a line only when the capture says tmux, or when the program
-  // wraps some reports and not others. The demo's correct emitter once drew this line.
-  if (plain > 0 && (log.insideTmux || wrapped > 0)) {
-    const why = log.insideTmux
-      ? "the capture was made inside tmux"
-      : `${wrapped} other${wrapped === 1 ? " is" : "s are"}`;
+  // it), and right too when pstlab itself runs in a tmux pane: the program writes to pstlab's pty.
+  // A program that wraps some reports and not others loses the plain ones inside tmux.
+  if (plain > 0 && wrapped > 0) {
     out.push(
       finding(
         "tmux-passthrough",
         firstPlain,
         log.end,
-        `${plain} report${
-          plain === 1 ? "" : "s"
-        } not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`,
+        `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough, though ${wrapped} other${
+          wrapped === 1 ? " is" : "s are"
+        }: inside tmux they are dropped`,
+      ),
+    );
+  }
+  const mux = log.multiplexer ? multiplexerNote(log.multiplexer) : "";
+  if (log.multiplexer) {
+    out.push(
+      finding(
+        "multiplexer",
+        0,
+        log.end,
+        `the recorded command is ${log.multiplexer}, a multiplexer: this capture holds what ${log.multiplexer} passed on (${reports} report${
+          reports === 1 ? "" : "s"
+        }, ${queries} quer${queries === 1 ? "y" : "ies"}). ${mux}`,
       ),
     );
   }
@@ -149,7 +162,9 @@ export function specLint(log: ProtocolLog): Finding[] {
         "no-reports",
         0,
         log.end,
-        "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
+        log.multiplexer
+          ? `no OSC 7501 query and no report in the whole capture, and the recorded command is ${log.multiplexer}: ${mux}`
+          : "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
       ),
     );
   }
@@ -157,6 +172,13 @@ export function specLint(log: ProtocolLog): Finding[] {
     out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
   }
   return out;
+}
+
+/** What a multiplexer between the program and the recorder does to the protocol. */
+function multiplexerNote(name: string): string {
+  return name === "tmux"
+    ? "tmux drops OSC 7501 reports that are not wrapped for passthrough (DCS tmux;), drops wrapped ones too unless allow-passthrough is on, and neither answers nor forwards an unwrapped query"
+    : `${name} drops OSC sequences it does not know unless the program wraps them for its passthrough`;
 }
 
 export { fmtT };

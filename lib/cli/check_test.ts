@@ -82,22 +82,31 @@ describe("each finding on a tiny capture", () => {
     assert.match(r.found("discarded-report")[0].message, /bad-base64/);
     assert.equal(r.found("blocked-without-kind").length, 1);
     assert.equal(r.found("invisible-text").length, 1);
-    // Plain reports are right outside tmux: no line unless the capture says tmux…
+    // Plain reports are right outside tmux, and right when pstlab itself ran in a tmux pane (the
+    // program wrote to pstlab's pty, not to tmux): no line either way.
     assert.equal(r.found("tmux-passthrough").length, 0);
     const plain = [[0.1, "o", R("state=idle")], [0.1, "x", "0"]];
     for (
       const env of [{ TERM: "tmux-256color" }, { TERM: "screen" }, { TERM: "xterm", TMUX: "/tmp/tmux-0/default,1,0" }]
     ) {
-      assert.match(
-        check([capture(plain, { ...claude, env })]).found("tmux-passthrough")[0]?.message ?? "",
-        /inside tmux/,
-        JSON.stringify(env),
-      );
+      const inPane = check([capture(plain, { ...claude, env })]);
+      assert.equal(inPane.found("tmux-passthrough").length, 0, JSON.stringify(env));
+      assert.equal(inPane.found("multiplexer").length, 0, JSON.stringify(env));
     }
-    assert.equal(
-      check([capture(plain, { ...claude, env: { TERM: "xterm-256color" } })]).found("tmux-passthrough").length,
-      0,
-    );
+    // Recorded *through* tmux: the command is the multiplexer, and check says what it drops.
+    for (const command of ["tmux new-session ./emitter", "env A=1 /usr/bin/tmux -L x new -A", "'tmux' new"]) {
+      const through = check([capture(plain, { ...claude, command })]);
+      assert.match(
+        through.found("multiplexer")[0]?.message ?? "",
+        /recorded command is tmux, a multiplexer.*1 report, 0 queries.*not wrapped for passthrough/,
+        command,
+      );
+      const silent = check([capture([[0.5, "o", "hello\r\n"], [0.1, "x", "0"]], { ...claude, command })]);
+      assert.match(silent.found("no-reports")[0].message, /the recorded command is tmux: tmux drops OSC 7501 reports/);
+    }
+    for (const command of ["./tmuxify", "claude --tmux", "screenshot"]) {
+      assert.equal(check([capture(plain, { ...claude, command })]).found("multiplexer").length, 0, command);
+    }
     // …or the program wraps some reports and not others.
     const wrap = (body: string) => new TextDecoder().decode(wrapTmux(new TextEncoder().encode(R(body))));
     assert.equal(
