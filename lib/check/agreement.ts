@@ -137,3 +137,22 @@ function promptFindings(
   }
   return out;
 }
+
+/**
+ * The protocol's latency relative to the screen, one value per prompt it reported: when blocked
+ * began minus when the prompt appeared (negative: reported before the screen showed it). The
+ * report counted is the first blocked that is still up within the tolerance before the prompt and
+ * starts before the next prompt (a late report after the prompt was answered counts, as in
+ * prompt-late). Prompts never reported have no value (prompt-unreported says so).
+ */
+export function promptLatencies(protocol: Timeline, screen: Timeline, end: number, tolerance: number): number[] {
+  const prompts = intervalsOf(screen, end, (v) => v.needsYou).filter((s) => s.end - s.start >= SCREEN_GRACE);
+  const blocked = intervalsOf(protocol, end, (v) => v.needsYou);
+  const out: number[] = [];
+  prompts.forEach((s, i) => {
+    const next = prompts[i + 1]?.start ?? Infinity;
+    const b = blocked.find((b) => b.end > s.start - tolerance && b.start < next);
+    if (b) out.push(b.start - s.start);
+  });
+  return out;
+}

@@ -57,6 +57,10 @@ export const CHECKS = {
     severity: "warning",
     about: "no OSC 7501 query and no report in the whole capture (is the emitter on, is this the right file?)",
   },
+  "session": {
+    severity: "violation",
+    about: "the scripted session did not finish: a script wait timed out, or the program ran into the cell timeout",
+  },
   "no-exit": { severity: "info", about: "the capture has no exit event, so exit state is not checked" },
 } as const satisfies Record<string, { severity: Severity; about: string }>;
 
@@ -88,6 +92,10 @@ export interface FileCheck {
   manifest: { name: string; why: string };
   reports: number;
   findings: Finding[];
+  /** Protocol minus screen latency of each reported prompt (agreement.ts promptLatencies). */
+  latencies?: number[];
+  /** OSC 7501 queries the program sent that reached the capture. */
+  queries?: number;
 }
 
 export interface CheckRun {
