@@ -121,5 +121,6 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
     queries,
     findings,
     latencies: promptLatencies(c.protocol, c.screen, c.end, o.tolerance),
+    transitions: transitions(c.log.events),
   };
 }

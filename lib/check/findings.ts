@@ -2,6 +2,8 @@
 // time range and one line of explanation. A violation fails CI (exit 1); a warning
 // only with --strict; info never.
 
+import type { Transition } from "./golden.ts";
+
 export type Severity = "violation" | "warning" | "info";
 
 /** Every check, with the severity its findings have and what it looks at (help, JUnit names). */
@@ -96,6 +98,8 @@ export interface FileCheck {
   latencies?: number[];
   /** OSC 7501 queries the program sent that reached the capture. */
   queries?: number;
+  /** The protocol's transitions (golden.ts), for comparisons across runs. */
+  transitions?: Transition[];
 }
 
 export interface CheckRun {

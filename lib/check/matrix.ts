@@ -148,6 +148,8 @@ export interface CellResult {
   cell: Record<string, string>;
   name: string;
   runs: CellRun[];
+  /** Findings about the cell as a whole (the --repeat medians against a golden folder). */
+  findings: Finding[];
   exit: number;
 }
 
@@ -163,9 +165,12 @@ export interface MatrixRun {
 
 const failing = (f: Finding, strict: boolean) => f.severity === "violation" || (strict && f.severity === "warning");
 
-/** 1 when any run of the cell fails. */
-export function cellExit(runs: CellRun[], strict: boolean): number {
-  return runs.some((r) => r.check.findings.some((f) => failing(f, strict))) ? 1 : 0;
+/** 1 when any run of the cell fails, or the cell's own findings do. */
+export function cellExit(runs: CellRun[], strict: boolean, cellFindings: Finding[] = []): number {
+  return runs.some((r) => r.check.findings.some((f) => failing(f, strict))) ||
+      cellFindings.some((f) => failing(f, strict))
+    ? 1
+    : 0;
 }
 
 export const matrixExit = (m: MatrixRun) => (m.cells.some((c) => c.exit !== 0) ? 1 : 0);
@@ -179,15 +184,24 @@ export function findingRuns(c: CellResult): Partial<Record<CheckName, number>> {
   return out;
 }
 
+const allFindings = (c: CellResult) => [...c.findings, ...c.runs.flatMap((r) => r.check.findings)];
+
+/** The cell's own findings, by check, as "golden-timing ×2". */
+function cellOwn(c: CellResult): string[] {
+  const n = new Map<string, number>();
+  for (const f of c.findings) n.set(f.check, (n.get(f.check) ?? 0) + 1);
+  return [...n].map(([k, v]) => `${k} (medians)${v > 1 ? ` ×${v}` : ""}`);
+}
+
 const ms = (s: number | null) => (s === null ? "—" : `${Math.round(s * 1000)} ms`);
 
 function findingsSummary(c: CellResult): string {
   const runs = findingRuns(c);
   const names = Object.keys(runs) as CheckName[];
-  if (!names.length) return "no findings";
+  if (!names.length && !c.findings.length) return "no findings";
   const sev = { violation: 0, warning: 1, info: 2 };
   names.sort((a, b) => sev[CHECKS[a].severity] - sev[CHECKS[b].severity]);
-  return names.map((n) => (c.runs.length > 1 ? `${n} ${runs[n]}/${c.runs.length}` : n)).join(", ");
+  return [...cellOwn(c), ...names.map((n) => (c.runs.length > 1 ? `${n} ${runs[n]}/${c.runs.length}` : n))].join(", ");
 }
 
 function latencySummary(c: CellResult): string {
@@ -201,7 +215,7 @@ const COLOR = { 0: "32", 1: "1;31" } as Record<number, string>;
 export function renderMatrixText(m: MatrixRun, color = false, detail = false): string {
   const rows = [["CELL", "EXIT", "V/W/I", "QUERY", "LATENCY (protocol − screen)", "FINDINGS"]];
   for (const c of m.cells) {
-    const n = counts(c.runs.flatMap((r) => r.check.findings));
+    const n = counts(allFindings(c));
     rows.push([
       cellLabel(c.cell),
       String(c.exit),
@@ -220,6 +234,8 @@ export function renderMatrixText(m: MatrixRun, color = false, detail = false): s
   );
   if (detail) {
     for (const c of m.cells) {
+      if (c.findings.length) out.push("", `${cellLabel(c.cell)}: the runs' medians`);
+      for (const f of c.findings) out.push(`  ${f.severity.padEnd(9)} ${f.check}: ${disarm(f.message)}`);
       for (const r of c.runs) {
         out.push("", `${cellLabel(c.cell)}: ${disarm(r.capture)}`);
         for (const f of r.check.findings) {
@@ -282,6 +298,7 @@ export function renderMatrixJson(m: MatrixRun): string {
             spread_s: r6(s.spread),
           },
           finding_runs: findingRuns(c),
+          cell_findings: c.findings.map(jsonFinding),
           runs: c.runs.map((r) => ({
             capture: r.capture,
             query: r.query,
@@ -300,10 +317,14 @@ export function renderMatrixJson(m: MatrixRun): string {
 
 export function renderMatrixJunit(m: MatrixRun): string {
   const cases = m.cells.map((c) => {
-    const fs = c.runs.flatMap((r, i) =>
-      r.check.findings.map((f) => `${c.runs.length > 1 ? `run ${i + 1}: ` : ""}${f.severity} ${f.check}: ${f.message}`)
+    const fs = c.findings.map((f) => `medians: ${f.severity} ${f.check}: ${f.message}`).concat(
+      c.runs.flatMap((r, i) =>
+        r.check.findings.map((f) =>
+          `${c.runs.length > 1 ? `run ${i + 1}: ` : ""}${f.severity} ${f.check}: ${f.message}`
+        )
+      ),
     );
-    const bad = c.runs.flatMap((r) => r.check.findings.filter((f) => failing(f, m.strict)));
+    const bad = allFindings(c).filter((f) => failing(f, m.strict));
     const out = fs.length
       ? `<system-out>${xmlText(fs.join("\n") + `\ncapture: ${c.runs[0].capture}`)}</system-out>`
       : "";

@@ -93,6 +93,7 @@ export const MATRIX_JSON_SCHEMA = {
         capture: str,
         query: str,
         latency: obj({ samples: count, median_s: maybeSecs, p95_s: maybeSecs, max_s: maybeSecs, spread_s: maybeSecs }),
+        cell_findings: { type: "array", items: FINDING },
         finding_runs: {
           type: "object",
           additionalProperties: false,

@@ -54,7 +54,10 @@ export const spec = {
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
     rules: text("FILE", "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state"),
-    against: text("GOLDEN", "a known-good capture of the same scripted scenario: compare the transitions"),
+    against: text(
+      "GOLDEN",
+      "a known-good capture of the same scripted scenario: compare the transitions;\nwith --script also a folder of golden runs (a previous -o DIR): per-cell medians",
+    ),
     tolerance: duration(
       "DURATION",
       "how late the protocol may follow the screen, or a transition the golden (default 500ms)",
@@ -164,11 +167,14 @@ async function matrixCommand(p: { values: CheckValues; positionals: string[]; ar
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
   const tolerance = v.tolerance ?? 0.5;
-  if (v.against && fs.existsSync(v.against) && fs.statSync(v.against).isDirectory()) {
-    throw new UsageError("check: --against GOLDEN_DIR with --script is not supported yet; give one golden capture");
-  }
+  // A folder of golden runs is compared by medians per cell; one golden capture run by run.
+  const goldenDir = v.against && fs.existsSync(v.against) && fs.statSync(v.against).isDirectory()
+    ? v.against
+    : undefined;
   const rules = v.rules ? { file: v.rules, rules: parseRules(readTextFile(v.rules), v.rules) } : undefined;
-  const golden = v.against ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log } : undefined;
+  const golden = v.against && !goldenDir
+    ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log }
+    : undefined;
   const dir = v.output ?? "pstlab-matrix";
   if (dir === "-") throw new UsageError("check: with --script, -o names the folder for the cells' captures");
   const m = await runMatrix({
@@ -180,6 +186,7 @@ async function matrixCommand(p: { values: CheckValues; positionals: string[]; ar
     cellTimeout: v["cell-timeout"] ?? 60,
     strict: !!v.strict,
     check: { manifest, tolerance, open: {}, golden, rules },
+    goldenDir,
     argv: ["check", ...p.argv],
     log: (line) => err(`pstlab: ${disarm(line)}\n`),
   });

@@ -15,7 +15,9 @@ import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { shellQuote } from "../session/recorder.ts";
 import { checkFile, type CheckOptions } from "../../replay/check.ts";
-import { finding } from "../check/findings.ts";
+import { type Finding, finding } from "../check/findings.ts";
+import { compareMedians, transitions } from "../check/golden.ts";
+import { readCapture } from "../../replay/check.ts";
 import {
   cellExit,
   cellLabel,
@@ -40,6 +42,8 @@ export interface MatrixOptions {
   cellTimeout: number;
   strict: boolean;
   check: CheckOptions;
+  /** --against GOLDEN_DIR: each cell's runs' transition medians against the golden runs'. */
+  goldenDir?: string;
   argv: string[];
   /** Progress lines (stderr). */
   log: (line: string) => void;
@@ -175,6 +179,41 @@ function querySummary(cell: Record<string, string>, queries: number): string {
   return `${n} ${how}${inTmux && q.answer ? " by pstlab, outside tmux" : ""}`;
 }
 
+/**
+ * The golden runs of a cell in GOLDEN_DIR: `<cell>.cast` and `<cell>.rN.cast` (a previous matrix's
+ * -o folder), or, when the folder has none named after any cell, every `.cast` in it.
+ */
+export function goldenRunsFor(dir: string, name: string): string[] {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith(".cast")).sort();
+  const mine = files.filter((f) =>
+    f === `${name}.cast` || new RegExp(`^${name.replace(/\./g, "\\.")}\\.r\\d+\\.cast$`).test(f)
+  );
+  const named = files.some((f) => /^(?:default|(?:query|tmux|term|size)-)/.test(f));
+  return (mine.length || named ? mine : files).map((f) => path.join(dir, f));
+}
+
+async function againstGoldenDir(dir: string, name: string, runs: CellRun[], o: CheckOptions): Promise<Finding[]> {
+  const files = goldenRunsFor(dir, name);
+  if (!files.length) {
+    return [
+      finding(
+        "golden-missing",
+        0,
+        0,
+        `no golden run for this cell in ${dir} (expected ${name}.cast or ${name}.rN.cast)`,
+      ),
+    ];
+  }
+  const golden = [];
+  for (const f of files) golden.push(transitions((await readCapture(f, o.manifest, {})).log.events));
+  return compareMedians(
+    runs.map((r) => r.check.transitions ?? []),
+    golden,
+    o.tolerance,
+    `${files.length} golden run${files.length === 1 ? "" : "s"} in ${dir}`,
+  );
+}
+
 export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
   const cells = cellsOf(o.dims);
   checkTools(o.dims);
@@ -230,7 +269,8 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
         }
         runs.push({ check, capture, latencies: check.latencies ?? [], query: querySummary(cell, check.queries ?? 0) });
       }
-      results.push({ cell, name, runs, exit: cellExit(runs, o.strict) });
+      const own = o.goldenDir ? await againstGoldenDir(o.goldenDir, name, runs, o.check) : [];
+      results.push({ cell, name, runs, findings: own, exit: cellExit(runs, o.strict, own) });
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

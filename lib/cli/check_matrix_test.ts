@@ -160,6 +160,17 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     assert.equal(c.finding_runs["prompt-late"], 5, JSON.stringify(c.finding_runs));
     assert.ok(!("prompt-unreported" in c.finding_runs));
     for (let i = 1; i <= 5; i++) assert.ok(fs.existsSync(path.join(m.out, `default.r${i}.cast`)));
+
+    // Against that folder as the golden runs: the correct emitter's blocked median is about 1 s
+    // earlier (a timing finding on the medians), its own runs against themselves are quiet.
+    const correct = sim.slice(0, -1).concat("correct");
+    const now = matrix(["--repeat", "2", "--script", s, "--against", m.out], correct);
+    const own = now.j.cells[0].cell_findings as { check: string; message: string }[];
+    const timing = own.filter((f) => f.check === "golden-timing" && /blocked:permission/.test(f.message));
+    assert.ok(timing.length >= 1, JSON.stringify(own));
+    assert.match(timing[0].message, /0\.\d\d s earlier than the golden median .* \(5 of 5 runs of 5 golden runs/);
+    const self = matrix(["--repeat", "2", "--script", s, "--against", now.out], correct);
+    assert.deepEqual(self.j.cells[0].cell_findings.filter((f: { check: string }) => f.check !== "golden-msg"), []);
   });
 
   test("text, JUnit and markdown", () => {
