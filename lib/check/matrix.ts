@@ -207,13 +207,14 @@ function findingsSummary(c: CellResult): string {
 function latencySummary(c: CellResult): string {
   const s = latencyStats(c.runs.flatMap((r) => r.latencies));
   if (!s.samples) return "—";
+  if (s.samples === 1) return ms(s.median);
   return `median ${ms(s.median)}, p95 ${ms(s.p95)}, max ${ms(s.max)}, spread ${ms(s.spread)} (${s.samples})`;
 }
 
 const COLOR = { 0: "32", 1: "1;31" } as Record<number, string>;
 
 export function renderMatrixText(m: MatrixRun, color = false, detail = false): string {
-  const rows = [["CELL", "EXIT", "V/W/I", "QUERY", "LATENCY (protocol − screen)", "FINDINGS"]];
+  const rows = [["CELL", "EXIT", "V/W/I", "QUERY", "LATENCY", "FINDINGS"]];
   for (const c of m.cells) {
     const n = counts(allFindings(c));
     rows.push([

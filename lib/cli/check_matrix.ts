@@ -171,7 +171,7 @@ function record(args: string[], env: Record<string, string>): Promise<{ code: nu
 function querySummary(cell: Record<string, string>, queries: number): string {
   const inTmux = cell.tmux !== undefined && cell.tmux !== "off";
   if (queries === 0) {
-    return inTmux ? "no query reached pstlab (none asked, or tmux kept it)" : "the program did not ask";
+    return inTmux ? "none reached pstlab" : "not asked";
   }
   const q = queryAnswer(cell.query);
   const n = `${queries} quer${queries === 1 ? "y" : "ies"}`;

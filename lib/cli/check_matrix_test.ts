@@ -180,7 +180,7 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     const text = cli([...args, "--", e]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^CELL +EXIT/);
-    assert.match(text.stdout, /query=none +0 +0\/0\/1 +the program did not ask/);
+    assert.match(text.stdout, /query=none +0 +0\/0\/1 +not asked/);
     assert.match(text.stdout, /check --matrix passed: 0 of 2 cells failed/);
     const junit = cli([...args, "--format", "junit", "--", e]);
     const py = spawnSync("python3", [
