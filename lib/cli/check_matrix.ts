@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { UsageError } from "../errors.ts";
+import { ExitCode } from "./common.ts";
 import { selfArgv } from "../runtime.ts";
 import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
@@ -218,10 +219,24 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
   const cells = cellsOf(o.dims);
   checkTools(o.dims);
   parseScript(readTextFile(o.script), o.script); // a bad script is one error now, not one per cell
-  fs.mkdirSync(o.dir, { recursive: true });
+  try {
+    fs.mkdirSync(o.dir, { recursive: true });
+  } catch (e) {
+    throw new UsageError(
+      `check: -o ${disarm(o.dir)}: cannot make the folder for the cells' captures (${
+        (e as NodeJS.ErrnoException).code ?? (e as Error).message
+      })`,
+    );
+  }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-matrix-"));
   const env = childEnv(tmp);
   const results: CellResult[] = [];
+  // Ctrl-C reaches the recorder child too (same process group), which ends its recording and
+  // keeps the file; the matrix then stops instead of going on to the next cell.
+  let interrupted: string | null = null;
+  const onSignal = (sig: string) => () => (interrupted ??= sig);
+  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") } as const;
+  for (const [sig, h] of Object.entries(handlers)) process.on(sig, h);
   try {
     const terminfo = o.dims.some((d) => d.name === "term" && d.values.includes("pst")) ? compileTerminfo(tmp) : null;
     for (const [ci, cell] of cells.entries()) {
@@ -250,6 +265,14 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
           env,
         );
         if (c.socket) spawnSync("tmux", ["-L", c.socket, "kill-server"], { env, stdio: "ignore" });
+        if (interrupted) {
+          throw new ExitCode(
+            interrupted === "SIGINT" ? 130 : 143,
+            `check --matrix: interrupted (${interrupted}) in ${cellLabel(cell)}; the captures so far are in ${
+              disarm(o.dir)
+            }`,
+          );
+        }
         const lastLine = disarm(r.stderr.trim().split("\n").at(-1) ?? "");
         if ((r.code !== 0 && r.code !== 3) || !fs.existsSync(capture)) {
           throw new UsageError(`check --matrix: recording ${cellLabel(cell)} failed (exit ${r.code}): ${lastLine}`);
@@ -273,6 +296,7 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
       results.push({ cell, name, runs, findings: own, exit: cellExit(runs, o.strict, own) });
     }
   } finally {
+    for (const [sig, h] of Object.entries(handlers)) process.off(sig, h);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   return {
