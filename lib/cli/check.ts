@@ -63,7 +63,11 @@ export const spec = {
       "how late the protocol may follow the screen, or a transition the golden (default 500ms)",
     ),
     format: choice("FORMAT", FORMATS, "text (default), json, junit, markdown (default: from -o's extension)"),
-    output: OUTPUT,
+    output: {
+      ...OUTPUT,
+      help:
+        "write here (default stdout; `-` is stdout); with --script: the folder for the cells'\ncaptures and report (default pstlab-matrix)",
+    },
     strict: flag("warnings fail too (exit 1)"),
     script: text(
       "FILE",
