@@ -27,6 +27,7 @@ import { renderCheckJson, renderCheckJunit, renderCheckMarkdown, renderCheckText
 import { readTextFile } from "../recording/source.ts";
 import type { Opt, Values } from "./options.ts";
 import { UsageError } from "../errors.ts";
+import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
 import {
   type MatrixDim,
@@ -91,6 +92,11 @@ export const spec = {
     },
     "cell-timeout": {
       ...duration("DURATION", "stop a cell's program after this long and call it hung (default 60s)"),
+      parse: (raw: string, f: string) => {
+        const d = parseDuration(raw, f);
+        if (d < 1 || d > 86400) throw new UsageError(`${f} must be between 1s and 24h`);
+        return d;
+      },
       requires: ["script"],
     },
     detail: { ...flag("with --script: every cell's findings after the table"), requires: ["script"] },
