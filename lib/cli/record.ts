@@ -13,6 +13,7 @@ import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
+import { parseDuration } from "../units.ts";
 
 export const spec = {
   name: "record",
@@ -34,6 +35,15 @@ export const spec = {
     title: text("TEXT", "title stored in the header"),
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
+    "answer-delay": {
+      ...duration("DURATION", "answer OSC 7501 queries this late (a slow or remote terminal), e.g. 2s"),
+      parse: (raw: string, f: string) => {
+        const d = parseDuration(raw, f);
+        if (d > 3600) throw new UsageError(`${f} must be at most 1h (for never, use --no-answer)`);
+        return d;
+      },
+      conflicts: ["no-answer"],
+    },
     timeout: duration("S", "end the program (SIGTERM) after S seconds"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
@@ -79,6 +89,7 @@ export const spec = {
     "pstlab record -o session.cast -- claude",
     "pstlab record --headless --script answer.txt -o ci.cast -- ./my-cli deploy",
     "pstlab record --no-answer -o plain.cast -- ./emitter.sh",
+    "pstlab record --answer-delay 2s --script s.txt -o slow.cast -- ./emitter.sh",
     "pstlab record --return -o build.cast -- make -j8",
   ],
 };
@@ -116,6 +127,7 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     headless,
     captureInput: !!v["capture-input"],
     answer: !v["no-answer"],
+    answerDelay: v["answer-delay"],
     env: childEnvironment(headless),
     script,
     // Headless: nothing is shown; piped stdin (not a script run) is still the program's input.
@@ -191,6 +203,7 @@ export const command = defineCommand(spec, async (p) => {
     envCapture,
     provenance: provenance({
       query_answered: opts.answer,
+      ...(opts.answerDelay ? { query_answer_delay_s: opts.answerDelay } : {}),
       emitter: emitterName(opts.argv),
       truth: opts.script ? "script" : "labels-fifo",
     }),

@@ -71,7 +71,9 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
         e.source !== "osc7501" && `source=${e.source}`,
         e.removed.length > 0 && `removed: ${ids(e.removed)}`,
         e.evicted.length > 0 && `evicted: ${ids(e.evicted)}`,
-        e.notes.length > 0 && `notes: ${e.notes.map((n) => n.code).join(",")}`,
+        // The dropped key too: "malformed-pair" alone does not say which pair to fix.
+        e.notes.length > 0 &&
+        `notes: ${e.notes.map((n) => n.key ? `${n.code}(${visible(n.key.slice(0, 24))})` : n.code).join(",")}`,
         e.depth > 0 && `tmux×${e.depth}`,
       ].filter(Boolean).join(" ");
       const st = e.state === "blocked"

@@ -34,6 +34,11 @@ export interface SessionOptions {
   captureInput: boolean;
   /** Answer `OSC 7501;?` (default true). */
   answer: boolean;
+  /**
+   * Answer each query this many seconds late instead of at once (a slow terminal, or one behind
+   * a remote link): the reply is written on its own, out of stream order with other replies.
+   */
+  answerDelay?: number;
   env: Record<string, string>;
   script?: { steps: Step[]; file: string };
   /** A programmatic driver (the demo's simulated user), run like a script. */
@@ -157,13 +162,28 @@ class Session {
       if (ev.body.length === 1 && ev.body[0] === 0x3f) {
         this.queriesSeen++;
         if (o.answer && ev.depth === 0) {
-          this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+          if (o.answerDelay) this.answerLate(queryReply(ev.terminator), o.answerDelay);
+          else this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
         }
       } else this.reports++;
     });
   }
 
   readonly now = () => (performance.now() - this.t0) / 1000;
+
+  private readonly lateAnswers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** --answer-delay: the reply goes to the child after the delay, unless it has exited by then. */
+  private answerLate(reply: Uint8Array, delay: number): void {
+    const timer = setTimeout(() => {
+      this.lateAnswers.delete(timer);
+      if (this.pty && !this.exited) {
+        this.pty.write(reply);
+        this.queriesAnswered++;
+      }
+    }, delay * 1000);
+    this.lateAnswers.add(timer);
+  }
 
   /** The first write error (disk full, file size limit…): the recording stops there, once. */
   writeError: string | null = null;
@@ -424,6 +444,7 @@ class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     if (this.filterTimer) clearTimeout(this.filterTimer);
+    for (const t of this.lateAnswers) clearTimeout(t); // a pending answer would keep the process alive
     if (this.filter) {
       const h = this.filter.flush();
       if (h.length) this.term.write(h);
