@@ -19,6 +19,7 @@ import { command as explain } from "./explain.ts";
 import { command as screen } from "./screen.ts";
 import { command as check } from "./check.ts";
 import { command as lint } from "./lint.ts";
+import { command as hook, hooksCommand as hooks } from "./hook.ts";
 
 export const COMMANDS: Command[] = [
   record,
@@ -28,6 +29,8 @@ export const COMMANDS: Command[] = [
   scan,
   status,
   emit,
+  hook,
+  hooks,
   info,
   convert,
   cat,

@@ -33,6 +33,7 @@ export const spec = {
     title: text("TEXT", "title stored in the header"),
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
+    hooks: flag("record agent hooks: export $PSTLAB_HOOKS, a FIFO that `pstlab hook STATE` writes to"),
     timeout: duration("S", "end the program (SIGTERM) after S seconds"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
@@ -66,6 +67,11 @@ export const spec = {
     "as `truth:blocked:permission` to the FIFO named by $PSTLAB_LABELS; each line becomes a",
     'marker at that moment, e.g.  echo truth:working > "$PSTLAB_LABELS"',
     "",
+    "Sources beside the screen and OSC 7501: the terminal's foreground process group is",
+    "recorded as it changes (Linux), and with --hooks every line an agent hook writes to",
+    "$PSTLAB_HOOKS (`pstlab hook working`, `pstlab hooks claude` for Claude Code's settings)",
+    "is recorded with its time; `report` scores both as the process and hooks detectors.",
+    "",
     "Script commands (one per line, # comments):",
     "  wait /regex/ [timeout]   the emulated screen matches (JS regex; default timeout 10s)",
     "  wait-quiet 500ms [to]    no output for that long      wait-exit [timeout]",
@@ -79,6 +85,7 @@ export const spec = {
     "pstlab record --headless --script answer.txt -o ci.cast -- ./my-cli deploy",
     "pstlab record --no-answer -o plain.cast -- ./emitter.sh",
     "pstlab record --return -o build.cast -- make -j8",
+    'pstlab record --hooks -o s.cast -- claude --settings "$(pstlab hooks claude)"',
   ],
 };
 
@@ -115,6 +122,7 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     headless,
     captureInput: !!v["capture-input"],
     answer: !v["no-answer"],
+    hooks: !!v.hooks,
     env: childEnvironment(headless),
     script,
     // Headless: nothing is shown; piped stdin (not a script run) is still the program's input.
