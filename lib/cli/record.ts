@@ -6,6 +6,9 @@ import { duration, flag, list, type Opt, SIZE, text, type Values } from "./optio
 import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
 import { emitterName, headerFor, runSession, type SessionOptions, type SessionResult } from "../session/recorder.ts";
+import { paneInfo, type PaneResult, recordPane } from "../session/tmux_pane.ts";
+import { foregroundAvailable } from "../session/foreground.ts";
+import type { Header } from "../recording/model.ts";
 import { parseScript } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
@@ -34,6 +37,15 @@ export const spec = {
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
     hooks: flag("record agent hooks: export $PSTLAB_HOOKS, a FIFO that `pstlab hook STATE` writes to"),
+    "tmux-pane": {
+      ...text("TARGET", "record a pane already running in tmux (its screen, then its output) until it dies or Ctrl-C"),
+      conflicts: ["script", "hooks", "capture-input", "size", "append", "no-answer", "timeout"],
+      reason: "the pane runs already: pstlab neither starts it nor stands between it and tmux",
+    },
+    "tmux-socket": {
+      ...text("NAME", "the tmux server's socket name (tmux -L NAME), for a server other than the default"),
+      requires: ["tmux-pane"],
+    },
     timeout: duration("S", "end the program (SIGTERM) after S seconds"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
@@ -86,6 +98,7 @@ export const spec = {
     "pstlab record --no-answer -o plain.cast -- ./emitter.sh",
     "pstlab record --return -o build.cast -- make -j8",
     'pstlab record --hooks -o s.cast -- claude --settings "$(pstlab hooks claude)"',
+    "pstlab record --tmux-pane work:1.0 -o misbehaved.cast   # the agent already running there",
   ],
 };
 
@@ -186,6 +199,7 @@ export const command = defineCommand(spec, async (p) => {
   if (outPath === "-") {
     throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
   }
+  if (v["tmux-pane"] !== undefined) return await recordTmuxPane(v, p.positionals, outPath, quiet);
   const opts = sessionOptions(v, p.positionals);
   const envNames = ["SHELL", ...(v.env ?? [])];
   const envCapture = Object.fromEntries(
@@ -256,3 +270,75 @@ export const command = defineCommand(spec, async (p) => {
   if (r.interrupted) return 128 + (SIGNALS[r.interrupted] ?? 15);
   return v.return ? r.status & 0xff : 0;
 });
+
+/** `--tmux-pane`: a pane already running in tmux, recorded where it is (lib/session/tmux_pane.ts). */
+async function recordTmuxPane(
+  v: {
+    "tmux-pane"?: string;
+    "tmux-socket"?: string;
+    title?: string;
+    "idle-time-limit"?: number;
+    overwrite?: boolean;
+    env?: string[];
+  },
+  command: string[],
+  outPath: string,
+  quiet: boolean,
+): Promise<number> {
+  if (command.length) {
+    throw new UsageError(`record: --tmux-pane records the pane's program; no COMMAND (got "${command[0]}")`);
+  }
+  const target = { target: v["tmux-pane"]!, socket: v["tmux-socket"] };
+  const info = paneInfo(target);
+  if (info.dead) throw new UsageError(`record: tmux pane ${info.id} (${info.where}) has exited already`);
+  const from = `tmux pane ${info.id} (${info.where})${target.socket ? ` on tmux -L ${target.socket}` : ""}`;
+  const header: Header = {
+    cols: info.cols,
+    rows: info.rows,
+    termType: "tmux-256color",
+    timestamp: Math.floor(Date.now() / 1000),
+    command: info.command,
+    title: v.title ?? from,
+    env: Object.fromEntries(
+      ["SHELL", ...(v.env ?? [])].filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]),
+    ),
+    provenance: provenance({
+      query_answered: null, // tmux answers the pane's queries, not pstlab
+      emitter: info.command,
+      truth: null,
+      recorded_from: { tmux_pane: info.id, where: info.where, socket: target.socket ?? null },
+      ...(foregroundAvailable() ? { sources: ["process"] } : {}),
+    }),
+  };
+  if (v["idle-time-limit"] !== undefined) header.idleTimeLimit = v["idle-time-limit"];
+  const o = openOutput(outPath, header, { overwrite: v.overwrite }, { durable: true });
+  let r: PaneResult;
+  try {
+    r = await recordPane(
+      {
+        ...target,
+        terminal: processTerminal({ show: false, input: false }),
+        onStarted: () => {
+          if (!quiet) err(`pstlab: recording ${from} to ${outPath} — until the pane exits or Ctrl-C\n`);
+        },
+      },
+      o.writer,
+      info,
+    );
+  } finally {
+    o.file.close();
+  }
+  if (r.writeError) {
+    throw new ExitCode(1, `${r.writeError}; the file holds everything up to its last complete event`);
+  }
+  if (!quiet) {
+    err(
+      `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${r.events} events, ${r.bytes} bytes; ${
+        r.ended === "signal"
+          ? `stopped (${r.interrupted})`
+          : `the pane exited${r.status === null ? "" : ` (status ${r.status})`}`
+      }\n`,
+    );
+  }
+  return r.interrupted ? 128 + (SIGNALS[r.interrupted] ?? 15) : 0;
+}
