@@ -1,12 +1,24 @@
 // `pstlab record`: a real PTY session to an asciicast v3 fixture.
 
 import * as fs from "node:fs";
-import { defineCommand, err, ExitCode } from "./common.ts";
+import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
 import { duration, flag, list, type Opt, SIZE, text, type Values } from "./options.ts";
 import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
-import { emitterName, headerFor, runSession, type SessionOptions, type SessionResult } from "../session/recorder.ts";
+import {
+  emitterName,
+  headerFor,
+  runSession,
+  type SessionOptions,
+  type SessionResult,
+  sessionSources,
+} from "../session/recorder.ts";
 import { paneInfo, type PaneResult, recordPane } from "../session/tmux_pane.ts";
+import { PANEL, SideBySide } from "../../replay/side_by_side.ts";
+import { createDetector, withManifest } from "../detect/kinds.ts";
+import { resolveManifest } from "../detect/bundled.ts";
+import { AUTO, manifestFor } from "../detect/choose.ts";
+import { writeAllSync } from "../recording/sink.ts";
 import { foregroundAvailable } from "../session/foreground.ts";
 import type { Header } from "../recording/model.ts";
 import { parseScript } from "../session/driver.ts";
@@ -37,9 +49,16 @@ export const spec = {
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
     hooks: flag("record agent hooks: export $PSTLAB_HOOKS, a FIFO that `pstlab hook STATE` writes to"),
+    "side-by-side": {
+      ...flag(
+        "show the live panel of play --side-by-side while recording: the screen next to truth,\nOSC 7501 records, hooks, the process table and verdicts as they happen (never recorded)",
+      ),
+      conflicts: ["headless", "script"],
+      reason: "the panel needs the terminal",
+    },
     "tmux-pane": {
       ...text("TARGET", "record a pane already running in tmux (its screen, then its output) until it dies or Ctrl-C"),
-      conflicts: ["script", "hooks", "capture-input", "size", "append", "no-answer", "timeout"],
+      conflicts: ["script", "hooks", "capture-input", "size", "append", "no-answer", "timeout", "side-by-side"],
       reason: "the pane runs already: pstlab neither starts it nor stands between it and tmux",
     },
     "tmux-socket": {
@@ -125,8 +144,15 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
   const stdoutTty = !!(process.stdout as { isTTY?: boolean }).isTTY;
   const headless = !!v.headless || !!script || !stdoutTty;
   const o = process.stdout as { columns?: number; rows?: number };
+  if (v["side-by-side"] && headless) {
+    throw new UsageError("record: --side-by-side needs a terminal (stdout is not one)");
+  }
   const size = v.size ??
-    (!headless && o.columns && o.rows ? { cols: o.columns, rows: o.rows } : { cols: 120, rows: 32 });
+    (v["side-by-side"] && o.columns && o.rows
+      ? panelProgramSize(o.columns, o.rows)
+      : !headless && o.columns && o.rows
+      ? { cols: o.columns, rows: o.rows }
+      : { cols: 120, rows: 32 });
   const stdinTty = !!(process.stdin as { isTTY?: boolean }).isTTY;
   return {
     argv: command.length ? command : [process.env.SHELL || "/bin/sh"],
@@ -141,9 +167,81 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     // Headless: nothing is shown; piped stdin (not a script run) is still the program's input.
     terminal: processTerminal({ show: !headless, input: !headless || (!stdinTty && !script) }),
     timeout: v.timeout,
-    followWinch: !v.size,
+    // Beside the panel the program keeps the size it started with (the panel takes the rest).
+    followWinch: !v.size && !v["side-by-side"],
     prefixKey: v["prefix-key"] === undefined ? DEFAULT_PREFIX : v["prefix-key"],
   };
+}
+
+/** The program's window beside the live panel: the terminal less the panel's width, else above it. */
+function panelProgramSize(cols: number, rows: number): { cols: number; rows: number } {
+  const beside = cols - PANEL - 3;
+  return beside >= 40
+    ? { cols: beside, rows: Math.max(2, rows) }
+    : { cols: Math.max(2, cols), rows: Math.max(2, rows - 16) };
+}
+
+/** The live panel's detectors: the four sources (those this session records), then a few heuristics. */
+function panelDetectors(opts: SessionOptions): string[] {
+  const sources = sessionSources(opts);
+  return [
+    "protocol",
+    ...(sources.includes("hooks") ? ["hooks"] : []),
+    ...(sources.includes("process") ? ["process"] : []),
+    `screen:${AUTO}@50ms`,
+    `combined:${AUTO}`,
+    "quiet>=2s",
+    `herdr:${AUTO}`,
+  ];
+}
+
+/**
+ * `--side-by-side`: the program's output is not passed through; the panel draws its
+ * emulated screen next to the verdicts (replay/side_by_side.ts, as play does), from the
+ * events as they are recorded. Keys still go to the program. Returns the session's
+ * options with the panel attached and a function that takes it down.
+ */
+async function attachPanel(opts: SessionOptions, header: Header, outPath: string): Promise<() => void> {
+  const chosen = await manifestFor(outPath, header, AUTO, {});
+  const detectors = panelDetectors(opts).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
+  const show = (s: string) => writeAllSync(1, new TextEncoder().encode(s));
+  const size = () => {
+    const o = process.stdout as { columns?: number; rows?: number };
+    return { cols: o.columns || 160, rows: o.rows || 48 };
+  };
+  const panel = new SideBySide(header, detectors, show, size, colorEnabled(1), 0, true);
+  const t0 = performance.now();
+  let vt = 0;
+  const state = { paused: false, speed: 1, quit: false, ended: false };
+  const base = opts.terminal!;
+  // The program's bytes reach the panel's screen, not the terminal.
+  opts.terminal = { ...base, write: () => {} };
+  opts.startedAt = t0;
+  opts.onEvent = (e) => {
+    // An event stamped before the panel's last draw (the exit, stamped at the end) is shown at that draw's time.
+    panel.event(e.t < vt ? { ...e, t: vt } : e);
+  };
+  panel.start();
+  const draw = (force = false) => {
+    vt = Math.max(vt, (performance.now() - t0) / 1000);
+    panel.draw(vt, state, force);
+  };
+  const timer = setInterval(draw, 50);
+  const onWinch = () => draw(true);
+  process.on("SIGWINCH", onWinch);
+  let down = false;
+  const takeDown = () => {
+    if (down) return;
+    down = true;
+    clearInterval(timer);
+    process.off("SIGWINCH", onWinch);
+    process.off("exit", takeDown);
+    state.ended = true;
+    draw(true);
+    panel.stop();
+  };
+  process.on("exit", takeDown);
+  return takeDown;
 }
 
 /**
@@ -241,6 +339,7 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   opts.onWarning = (m) => err(`pstlab: warning: ${m}\n`);
+  const takeDownPanel = v["side-by-side"] ? await attachPanel(opts, header, outPath) : null;
   // Over a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the
   // recorder and orphans the child; handled for the rest of the run (a signal still
   // pending when a handler goes would kill it), the write fails with EFBIG instead.
@@ -249,6 +348,7 @@ export const command = defineCommand(spec, async (p) => {
   try {
     r = await runSession(opts, o.writer);
   } catch (e) {
+    takeDownPanel?.();
     o.file.close();
     if (e instanceof SpawnError) {
       if (!appendSize && !o.file.existedBefore) fs.rmSync(outPath, { force: true });
@@ -256,6 +356,7 @@ export const command = defineCommand(spec, async (p) => {
     }
     throw e;
   }
+  takeDownPanel?.();
   o.file.close();
   if (r.writeError) {
     throw new ExitCode(

@@ -55,6 +55,10 @@ export interface SessionOptions {
   hooks?: boolean;
   /** Record the foreground process group (default: where the system lets us, foreground.ts). */
   processTable?: boolean;
+  /** Told every event as it is recorded (record --side-by-side's live panel); never changes what is written. */
+  onEvent?: (e: Event) => void;
+  /** The session's time origin (performance.now()), so a caller's clock is the events' clock. */
+  startedAt?: number;
 }
 
 /** A hook line longer than this is cut (sources.ts keeps at most MAX_HOOK_MSG of its message anyway). */
@@ -130,7 +134,7 @@ export function emitterName(argv: string[]): string {
  * driver, then draining and undoing everything in reverse.
  */
 class Session {
-  private readonly t0 = performance.now();
+  private readonly t0: number;
   private events = 0;
   private pty: Pty | null = null;
   private lastOutputAt = -Infinity;
@@ -162,6 +166,7 @@ class Session {
   private exit: Promise<PtyExit> | null = null;
 
   constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
+    this.t0 = o.startedAt ?? performance.now();
     this.term = o.terminal ?? nullTerminal();
     this.size = { cols: o.cols, rows: o.rows };
     this.labels = new LabelChannel((label) => {
@@ -208,7 +213,9 @@ class Session {
       // One line, not one stack trace per read: stop the program, keep what was written.
       this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       this.stopChild();
+      return;
     }
+    this.o.onEvent?.(e);
   }
 
   private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
