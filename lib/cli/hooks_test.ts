@@ -185,7 +185,7 @@ describe("the simulated agent's hook modes, each caught by check", () => {
     const { found } = live("silent");
     assert.deepEqual(hookChecks(found), ["hooks-silent"]);
   });
-  test("no-notification: the hooks never say blocked", async () => {
+  test("no-notification: the hooks never say blocked", () => {
     const { found, file } = live("no-notification");
     assert.ok(found.includes("hook-missed"), found.join(" "));
     assert.ok(!found.includes("protocol-missed"));
