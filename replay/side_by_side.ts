@@ -29,6 +29,8 @@ export class SideBySide {
     private readonly term: () => { cols: number; rows: number },
     private readonly color: boolean,
     private readonly duration: number,
+    /** `record --side-by-side`: the same panel over a live session (no duration, no player keys). */
+    private readonly live = false,
   ) {
     this.observer = new Observer(header);
     this.sampler = new Sampler(detectors, this.observer);
@@ -103,9 +105,16 @@ export class SideBySide {
   panelLines(vt: number, st: PlayerState, width = PANEL): string[] {
     const L = (...parts: [string, string?][]) => this.line(parts, width);
     const out: string[] = [];
-    const status = st.ended ? "■ end" : st.paused ? "❚❚ paused" : "▶";
-    out.push(L(["pstlab play", "1"], [`  ${vt.toFixed(1)} / ${this.duration.toFixed(1)} s  ×${st.speed}  ${status}`]));
-    out.push(L(["space pause · . step · ] marker · +/- · q", "2"]));
+    if (this.live) {
+      out.push(L(["pstlab record", "1"], [`  ${vt.toFixed(1)} s  `], [st.ended ? "■ end" : "● rec", "1;31"]));
+      out.push(L(["this panel is not recorded · exit the program to stop", "2"]));
+    } else {
+      const status = st.ended ? "■ end" : st.paused ? "❚❚ paused" : "▶";
+      out.push(
+        L(["pstlab play", "1"], [`  ${vt.toFixed(1)} / ${this.duration.toFixed(1)} s  ×${st.speed}  ${status}`]),
+      );
+      out.push(L(["space pause · . step · ] marker · +/- · q", "2"]));
+    }
     out.push("");
     out.push(L(["truth      "], [this.truth, this.truth.startsWith("blocked") ? "1;31" : undefined]));
     if (this.label !== null) {
@@ -117,6 +126,18 @@ export class SideBySide {
       const text = `${r.id ?? "root"} ${r.state}${r.kind ? ` ${r.kind}` : ""}${r.msg ? ` "${disarm(r.msg)}"` : ""}`;
       out.push(L([i === 0 ? "osc 7501   " : "           "], [text, r.state === "blocked" ? "1;31" : undefined]));
     });
+    // The other sources, when the capture has them: the newest hook, the program holding the terminal.
+    const o = this.observer.observe(vt);
+    if (o.hookData) {
+      const h = o.hook;
+      const text = h ? `${h.state}${h.kind ? ` ${h.kind}` : ""}${h.msg ? ` "${disarm(h.msg)}"` : ""}` : "none yet";
+      out.push(L(["hooks      "], [text, h?.state === "blocked" ? "1;31" : h ? undefined : "2"]));
+    }
+    if (o.processData) {
+      const f = o.foreground;
+      const text = f ? `${disarm(f.name)}${o.shellInFront ? " (the shell)" : ""}` : "none yet";
+      out.push(L(["process    "], [text, f ? undefined : "2"]));
+    }
     out.push("", L(["detectors", "2"]));
     for (let i = 0; i < this.detectors.length; i++) {
       const v = this.sampler.verdictAt(i, vt);

@@ -49,6 +49,16 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./emit.ts")).command,
   },
   {
+    name: "hook",
+    summary: "record one agent hook event in the pstlab record --hooks session around it",
+    load: async () => (await import("./hook.ts")).command,
+  },
+  {
+    name: "hooks",
+    summary: "print hook settings for an agent that call pstlab hook (claude: a --settings JSON)",
+    load: async () => (await import("./hook.ts")).hooksCommand,
+  },
+  {
     name: "info",
     summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
     load: async () => (await import("./info.ts")).command,

@@ -17,9 +17,10 @@ export class LabelChannel {
   private dec = new TextDecoder();
   private buf = new Uint8Array(4096);
 
-  constructor(private readonly onLabel: (label: string) => void) {
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-labels-"));
-    this.path = path.join(this.dir, "labels");
+  /** `name`: the FIFO's name and its private directory's prefix (the hooks channel is one too). */
+  constructor(private readonly onLabel: (label: string) => void, name = "labels") {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `pstlab-${name}-`));
+    this.path = path.join(this.dir, name);
     const r = spawnSync("mkfifo", ["-m", "600", this.path]);
     if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error)}`);
     this.fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
