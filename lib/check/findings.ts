@@ -21,7 +21,11 @@ export const CHECKS = {
     severity: "violation",
     about: "working or blocked records still there when the program exited (report done, error or idle first)",
   },
-  "too-many-records": { severity: "warning", about: "more than 64 live records (a terminal must keep only 64)" },
+  "too-many-records": {
+    severity: "warning",
+    about:
+      "more than 64 live records (a terminal need support only 64: past that it may evict the least recently updated)",
+  },
   "invisible-text": { severity: "warning", about: "bidi overrides or invisible formatting in msg or title" },
   "tmux-passthrough": {
     severity: "info",

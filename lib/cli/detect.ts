@@ -30,7 +30,7 @@ export const spec = {
   ],
   examples: [
     "pstlab detect session.cast --at 61.2",
-    "pstlab detect ../shared/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt --json",
+    "pstlab detect prompt.ansi.txt --json",
     "pstlab detect session.cast --detector combined:claude --at 30",
   ],
 };

@@ -23,7 +23,7 @@ export const spec = {
   positionals: ONE_FILE,
   examples: [
     "pstlab explain session.cast --at 61.2",
-    "pstlab explain screen.ansi.txt --manifest ../shared/manifests/herdr/claude.toml",
+    "pstlab explain screen.ansi.txt --manifest my-rules.toml",
   ],
 };
 

@@ -41,7 +41,7 @@ export const spec = {
   examples: [
     "pstlab lint my-rules.toml",
     "pstlab lint fixtures/manifests/*.toml --labels corpus/labels.tsv --strict",
-    "pstlab lint ../shared/manifests/herdr/codex.toml --json",
+    "pstlab lint my-rules.toml --json",
   ],
 };
 

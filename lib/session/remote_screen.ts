@@ -8,7 +8,7 @@
 // yet parsed, write() waits for it (Atomics.wait), so the recorder stops reading the pty
 // and the program blocks in its own write, as it would on a slow terminal.
 
-import type { FromWorker, ToWorker } from "./screen_worker.ts";
+import type { FromWorker, ScreenChanges, ToWorker } from "./screen_worker.ts";
 import { Screen } from "../screen/screen.ts";
 import { workerUrl } from "../runtime.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
@@ -28,6 +28,7 @@ export class RemoteScreen {
   private ready = false;
   private early: ToWorker[] = []; // sent before the worker said it is running
   private waiting = new Map<number, (rows: string[]) => void>();
+  private waitingChanges = new Map<number, (c: ScreenChanges) => void>();
   private nextId = 0;
   private closed: Promise<void>;
   private readonly onFallback: (why: string) => void;
@@ -63,6 +64,9 @@ export class RemoteScreen {
       else if (m.type === "rows") {
         this.waiting.get(m.id)?.(m.rows);
         this.waiting.delete(m.id);
+      } else if (m.type === "changes") {
+        this.waitingChanges.get(m.id)?.(m.changes);
+        this.waitingChanges.delete(m.id);
       } else if (m.type === "closed") this.resolveClosed();
     };
     this.worker.onerror = (e: ErrorEvent) => {
@@ -99,6 +103,10 @@ export class RemoteScreen {
     else if (m.type === "rows") {
       this.waiting.get(m.id)?.(s.rows());
       this.waiting.delete(m.id);
+    } else if (m.type === "mark") s.mark();
+    else if (m.type === "changes") {
+      this.waitingChanges.get(m.id)?.(s.changes());
+      this.waitingChanges.delete(m.id);
     } else if (m.type === "close") {
       s.dispose();
       this.resolveClosed();
@@ -155,6 +163,20 @@ export class RemoteScreen {
     return new Promise((r) => {
       this.waiting.set(id, r);
       this.send({ type: "rows", id });
+    });
+  }
+
+  /** Remembers the screen after every byte sent so far (for `changes`). */
+  mark(): void {
+    this.send({ type: "mark" });
+  }
+
+  /** The screen after every byte sent so far, with what changed since the last mark. */
+  changes(): Promise<ScreenChanges> {
+    const id = this.nextId++;
+    return new Promise((r) => {
+      this.waitingChanges.set(id, r);
+      this.send({ type: "changes", id });
     });
   }
 

@@ -13,13 +13,18 @@ export type ToWorker =
   | { type: "data"; bytes: Uint8Array; answers: Answer[] }
   | { type: "resize"; cols: number; rows: number }
   | { type: "rows"; id: number }
+  | { type: "mark" }
+  | { type: "changes"; id: number }
   | { type: "close" };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "reply"; data: string | Uint8Array }
   | { type: "rows"; id: number; rows: string[] }
+  | { type: "changes"; id: number; changes: ScreenChanges }
   | { type: "closed" };
+
+export type ScreenChanges = ReturnType<Screen["changes"]>;
 
 const post = (m: FromWorker) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
 let screen: Screen | null = null;
@@ -54,6 +59,12 @@ let sinceCheck = 0;
       return;
     case "rows":
       post({ type: "rows", id: m.id, rows: screen!.rows() });
+      return;
+    case "mark":
+      screen!.mark();
+      return;
+    case "changes":
+      post({ type: "changes", id: m.id, changes: screen!.changes() });
       return;
     case "close":
       screen?.dispose();
