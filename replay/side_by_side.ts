@@ -61,6 +61,8 @@ export class SideBySide {
     private readonly term: () => { cols: number; rows: number },
     private readonly color: boolean,
     private readonly clock: PanelClock,
+    /** `record --side-by-side`: the same panel over a live session (no end, no player keys). */
+    private readonly live = false,
   ) {
     this.reset();
   }
@@ -160,10 +162,15 @@ export class SideBySide {
   panelLines(vt: number, st: PlayerState, width = PANEL): string[] {
     const L = (...parts: [string, string?][]) => this.line(parts, width);
     const out: string[] = [];
-    const status = st.ended ? "■ end" : st.paused ? "❚❚" : "▶";
     const t = this.clock.captureTime(vt);
-    out.push(L(["pstlab play", "1"], [` ${t.toFixed(1)} / ${this.clock.end.toFixed(1)} s ×${st.speed} ${status}`]));
-    out.push(L(["space ←→ , . g ] +- q", "2"]));
+    if (this.live) {
+      out.push(L(["pstlab record", "1"], [` ${t.toFixed(1)} s `], [st.ended ? "■ end" : "● rec", "1;31"]));
+      out.push(L(["not recorded · exit the program to stop", "2"]));
+    } else {
+      const status = st.ended ? "■ end" : st.paused ? "❚❚" : "▶";
+      out.push(L(["pstlab play", "1"], [` ${t.toFixed(1)} / ${this.clock.end.toFixed(1)} s ×${st.speed} ${status}`]));
+      out.push(L(["space ←→ , . g ] +- q", "2"]));
+    }
     out.push(this.note ? L([this.note, "2"]) : "");
     out.push(L(["truth   "], [this.truth, this.truth.startsWith("blocked") ? "1;31" : undefined]));
     if (this.label !== null) {
@@ -175,6 +182,18 @@ export class SideBySide {
       const text = `${r.id ?? "root"} ${r.state}${r.kind ? ` ${r.kind}` : ""}${r.msg ? ` "${disarm(r.msg)}"` : ""}`;
       out.push(L([i === 0 ? "osc 7501 " : "         "], [text, r.state === "blocked" ? "1;31" : undefined]));
     });
+    // The other sources, when the capture has them: the newest hook, the program holding the terminal.
+    const o = this.observer.observe(vt);
+    if (o.hookData) {
+      const h = o.hook;
+      const text = h ? `${h.state}${h.kind ? ` ${h.kind}` : ""}${h.msg ? ` "${disarm(h.msg)}"` : ""}` : "none yet";
+      out.push(L(["hooks   "], [text, h?.state === "blocked" ? "1;31" : h ? undefined : "2"]));
+    }
+    if (o.processData) {
+      const f = o.foreground;
+      const text = f ? `${disarm(f.name)}${o.shellInFront ? " (the shell)" : ""}` : "none yet";
+      out.push(L(["process "], [text, f ? undefined : "2"]));
+    }
     out.push("", L(["detectors", "2"]));
     const nameW = Math.max(8, Math.min(22, width - 12));
     for (let i = 0; i < this.detectors.length; i++) {

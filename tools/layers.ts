@@ -38,7 +38,7 @@ export const USES: Record<string, string[]> = Object.fromEntries(
     "lib/detect": "lib lib/regex lib/osc7501 fixtures/manifests lib/recording lib/screen",
     "lib/score": "lib lib/recording lib/detect",
     "lib/report": "lib lib/osc7501 lib/recording lib/detect lib/score",
-    "lib/check": "lib lib/osc7501 lib/recording lib/detect",
+    "lib/check": "lib lib/osc7501 lib/recording lib/detect lib/score",
     "lib/session": "lib lib/regex lib/osc7501 lib/pty lib/recording lib/screen",
     "lib/sim": "lib/osc7501",
     "replay": "lib lib/osc7501 lib/recording lib/detect lib/score lib/check",

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { defineCommand, err, out, runCommand } from "./common.ts";
-import { choice, flag, NONE, number, PROTOCOL, text, type Values } from "./options.ts";
+import { choice, flag, HOOKS, NONE, number, PROTOCOL, text, type Values } from "./options.ts";
 import { command as report } from "./report.ts";
 import { command as check } from "./check.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
@@ -14,13 +14,14 @@ import { processTerminal } from "./terminal.ts";
 import { openOutput, provenance } from "./output.ts";
 import { runBot } from "../sim/bot.ts";
 import { selfArgv } from "../runtime.ts";
+import { summaryOf } from "./commands.ts";
 // The bundled capture travels inside the compiled binary, as the manifests do: the demo
 // needs no checkout.
 import bundledCast from "../../fixtures/captures/fake-claude.cast" with { type: "text" };
 
 export const spec = {
   name: "demo",
-  summary: "score the detectors on the bundled capture, then on a live simulated session",
+  summary: summaryOf("demo"),
   synopsis: "",
   options: {
     "no-live": flag("only the bundled capture"),
@@ -41,13 +42,26 @@ export const spec = {
       help:
         "how the simulated agent reports: correct (default) or a regression that\ncheck must catch: none, late=DURATION, no-blocked, stale, malformed, children, flap",
     },
+    hooks: {
+      ...HOOKS,
+      help:
+        "how the simulated agent calls its hooks: correct (default), late=DURATION,\nsilent (a hook failing without a word) or no-notification",
+    },
   },
   positionals: NONE,
   notes: [
+    "The live session carries four sources side by side: the screen, the agent's OSC 7501",
+    "reports, its hooks (pstlab hook, as Claude Code's would call it) and the process table.",
+    "",
     "The bundled capture fixtures/captures/fake-claude.cast was made with",
     "  pstlab demo --record fixtures/captures/fake-claude.cast --tasks 30 --scale 1",
   ],
-  examples: ["pstlab demo", "npm run demo", "pstlab demo --tasks 30 --scale 1 --record my-run.cast"],
+  examples: [
+    "pstlab demo",
+    "npm run demo",
+    "pstlab demo --hooks silent",
+    "pstlab demo --tasks 30 --scale 1 --record my-run.cast",
+  ],
 };
 
 export function fixturesDir(): string | null {
@@ -111,6 +125,8 @@ async function live(v: DemoValues, file: string, fmt: "table" | "markdown"): Pro
   const seed = v.seed ?? 7;
   const protocol = v.protocol ?? { mode: "correct" };
   const mode = protocol.mode === "late" ? `late=${protocol.delay}s` : protocol.mode;
+  const hooks = v.hooks ?? { mode: "correct" };
+  const hookMode = hooks.mode === "late" ? `late=${hooks.delay}s` : hooks.mode;
   const argvSim = [
     ...selfArgv(),
     "sim",
@@ -122,13 +138,15 @@ async function live(v: DemoValues, file: string, fmt: "table" | "markdown"): Pro
     String(scale),
     "--protocol",
     mode,
+    "--hooks",
+    hookMode,
   ];
   out(
     `# ${
       !v.record ? "2" : "1"
     }. A live session: the simulated agent in a real PTY, driven by a simulated user\n#    (${tasks} task${
       tasks === 1 ? "" : "s"
-    }, durations × ${scale}, emitter ${mode}); pstlab answers its OSC 7501 query.\n`,
+    }, durations × ${scale}, emitter ${mode}, hooks ${hookMode}); pstlab answers its OSC 7501 query\n#    and records its hooks and the process table beside the screen.\n`,
   );
   const env: Record<string, string> = Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"),
@@ -142,6 +160,7 @@ async function live(v: DemoValues, file: string, fmt: "table" | "markdown"): Pro
     headless: true,
     captureInput: false,
     answer: true,
+    hooks: true,
     env,
     // Headless, nothing typed: the terminal only brings the signals that stop a recording.
     terminal: processTerminal({ show: false, input: false }),
@@ -158,7 +177,7 @@ async function live(v: DemoValues, file: string, fmt: "table" | "markdown"): Pro
   });
   header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${
     mode === "correct" ? "" : ` --protocol ${mode}`
-  }`;
+  } --hooks ${hookMode}`;
   const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
   const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();

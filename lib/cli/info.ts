@@ -6,10 +6,11 @@ import { openInput, printWarnings } from "./input.ts";
 import { type ProtocolEvent, Tracker } from "../osc7501/tracker.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { disarm, plural, round6 } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "info",
-  summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
+  summary: summaryOf("info"),
   synopsis: "FILE",
   options: { json: flag("machine-readable output"), ...INPUT_OPTIONS },
   positionals: ONE_FILE,

@@ -25,6 +25,7 @@ import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
 
@@ -41,7 +42,7 @@ const PANEL = [
 ];
 export const spec = {
   name: "play",
-  summary: "replay a capture in the terminal (optionally side by side with live detector verdicts)",
+  summary: summaryOf("play"),
   synopsis: "FILE",
   options: {
     speed: number("N", "playback speed (default 1)", { min: 1 / 64, max: 1024 }),

@@ -19,11 +19,11 @@ import { openOutput, summarize, writeAll } from "./output.ts";
 import { describeStats, envValuePatterns, Redactor, totalOf } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "redact",
-  summary:
-    "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
+  summary: summaryOf("redact"),
   synopsis: "IN [OUT]",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),

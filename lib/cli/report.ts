@@ -60,7 +60,9 @@ import {
 import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
 import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
+import { declaredSourcesOfFile } from "../recording/sources.ts";
 import { readCapped } from "../foreign_json.ts";
+import { summaryOf } from "./commands.ts";
 
 const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 /** --export-FORMAT for every format but the terminal table, from the exporter table. */
@@ -76,7 +78,7 @@ type PlayerChoice = (typeof PLAYER_CHOICES)[number];
 
 export const spec = {
   name: "report",
-  summary: "score every detector against the truth: latency, missed, carried, linger, false alarms",
+  summary: summaryOf("report"),
   synopsis: "FILE…",
   options: {
     truth: text(
@@ -385,7 +387,9 @@ export const command = defineCommand(spec, async (p) => {
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
   const merged = v.merge ? readShards(p.positionals) : null;
-  const detectors = merged?.detectors ?? v.detectors ?? defaultDetectorNames(manifest);
+  // process and hooks join the default set when a capture carries them (its recorder says so).
+  const detectors = merged?.detectors ?? v.detectors ??
+    defaultDetectorNames(manifest, new Set(p.positionals.flatMap((f) => [...declaredSourcesOfFile(f)])));
   const truth = v.truth ?? "auto";
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const tolerance = merged ? merged.labelTolerance : labelTolerance(v);

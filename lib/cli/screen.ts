@@ -5,10 +5,11 @@ import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
 import { disarm, round6, stripInvisible } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "screen",
-  summary: "print the emulated screen (viewport) at a time",
+  summary: summaryOf("screen"),
   synopsis: "FILE",
   options: {
     at: AT,

@@ -49,8 +49,8 @@ describe("small things", () => {
   });
   test("no --help example uses ../shared files a user does not have", () => {
     for (const c of COMMANDS) {
-      const h = cli([c.spec.name, "--help"]).stdout;
-      assert.doesNotMatch(h.split("Examples:")[1] ?? "", /\.\.\/shared/, c.spec.name);
+      const h = cli([c.name, "--help"]).stdout;
+      assert.doesNotMatch(h.split("Examples:")[1] ?? "", /\.\.\/shared/, c.name);
     }
   });
   test("info's byte-exact line says what is true of a capture with a b event", () => {

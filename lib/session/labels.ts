@@ -9,7 +9,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 
-const PREFIX = "pstlab-labels-";
+/** Private folders are named `pstlab-<channel>-<pid>-…` (channels: labels, hooks). */
+const PREFIX = "pstlab-";
+const STALE = /^pstlab-(?:labels|hooks)-([0-9]+)-/;
 
 /**
  * A recorder killed with SIGKILL cannot remove its FIFO's folder; the folder names its
@@ -23,7 +25,7 @@ export function sweepStale(tmp = os.tmpdir()): void {
     return;
   }
   for (const n of names) {
-    const pid = Number(/^pstlab-labels-([0-9]+)-/.exec(n)?.[1]);
+    const pid = Number(STALE.exec(n)?.[1]);
     if (!pid || pid === process.pid) continue;
     try {
       process.kill(pid, 0);
@@ -45,10 +47,11 @@ export class LabelChannel {
   private dec = new TextDecoder();
   private buf = new Uint8Array(4096);
 
-  constructor(private readonly onLabel: (label: string) => void) {
+  /** `name`: the FIFO's name and its private directory's prefix (the hooks channel is one too). */
+  constructor(private readonly onLabel: (label: string) => void, name = "labels") {
     sweepStale();
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${process.pid}-`));
-    this.path = path.join(this.dir, "labels");
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${name}-${process.pid}-`));
+    this.path = path.join(this.dir, name);
     const r = spawnSync("mkfifo", ["-m", "600", this.path]);
     if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error)}`);
     this.fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);

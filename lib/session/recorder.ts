@@ -24,6 +24,9 @@ import { describeFsError } from "../recording/source.ts";
 import { UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
+import { GarbageWatch } from "../runtime.ts";
+import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
+import { formatForeground, HOOK_CODE, PROCESS_CODE, type SourceName } from "../recording/sources.ts";
 
 export interface SessionOptions {
   argv: string[];
@@ -33,6 +36,11 @@ export interface SessionOptions {
   captureInput: boolean;
   /** Answer `OSC 7501;?` (default true). */
   answer: boolean;
+  /**
+   * Answer each query this many seconds late instead of at once (a slow terminal, or one behind
+   * a remote link): the reply is written on its own, out of stream order with other replies.
+   */
+  answerDelay?: number;
   env: Record<string, string>;
   script?: { steps: Step[]; file: string };
   /** A programmatic driver (the demo's simulated user), run like a script. */
@@ -49,6 +57,28 @@ export interface SessionOptions {
   onWarning?: (message: string) => void;
   /** How long to wait for the pty's EOF after the child exited (grandchildren may hold it). */
   drainGraceMs?: number;
+  /** `record --hooks`: a FIFO exported as PSTLAB_HOOKS, each line a hook event (`pstlab hook`). */
+  hooks?: boolean;
+  /** Record the foreground process group (default: where the system lets us, foreground.ts). */
+  processTable?: boolean;
+  /** Told every event as it is recorded (record --side-by-side's live panel); never changes what is written. */
+  onEvent?: (e: Event) => void;
+  /** The session's time origin (performance.now()), so a caller's clock is the events' clock. */
+  startedAt?: number;
+}
+
+/** A hook line longer than this is cut (sources.ts keeps at most MAX_HOOK_MSG of its message anyway). */
+const MAX_HOOK_LINE = 4096;
+
+/** How often the foreground group is sampled between reads (a program that prints nothing still changes hands). */
+export const FOREGROUND_EVERY_MS = 100;
+
+/** The sources beyond the bytes this session records, for the header's provenance (`sources`). */
+export function sessionSources(o: Pick<SessionOptions, "hooks" | "processTable">): SourceName[] {
+  const out: SourceName[] = [];
+  if (o.processTable !== false && foregroundAvailable()) out.push("process");
+  if (o.hooks) out.push("hooks");
+  return out;
 }
 
 export interface DriverHost {
@@ -91,6 +121,8 @@ export function headerFor(
     env: extra.envCapture,
     provenance: extra.provenance,
   };
+  const sources = sessionSources(o);
+  if (sources.length) h.provenance = { ...extra.provenance, sources };
   if (extra.title !== undefined) h.title = extra.title;
   if (extra.idleTimeLimit !== undefined) h.idleTimeLimit = extra.idleTimeLimit;
   return h;
@@ -113,7 +145,7 @@ export function emitterName(argv: string[]): string {
  * driver, then draining and undoing everything in reverse.
  */
 class Session {
-  private readonly t0 = performance.now();
+  private readonly t0: number;
   private events = 0;
   private pty: Pty | null = null;
   private lastOutputAt = -Infinity;
@@ -127,6 +159,8 @@ class Session {
   scriptScreen: string[] = [];
   private readonly labelLog: string[] = [];
   private readonly labels: LabelChannel;
+  private readonly hooks: LabelChannel | null;
+  private foreground: ForegroundWatch | null = null;
   private readonly screen: RemoteScreen | null;
   private readonly filter: QueryFilter | null;
   private filterTimer: ReturnType<typeof setTimeout> | null = null;
@@ -144,12 +178,21 @@ class Session {
   private exit: Promise<PtyExit> | null = null;
 
   constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
+    this.t0 = o.startedAt ?? performance.now();
     this.term = o.terminal ?? nullTerminal();
     this.size = { cols: o.cols, rows: o.rows };
     this.labels = new LabelChannel((label) => {
       this.labelLog.push(label);
       this.write({ t: this.now(), kind: "marker", label });
     });
+    // A hook's line is recorded as it came: the analysis reads it (sources.ts parseHook), so
+    // a malformed line is kept as evidence of a broken hook, not dropped here.
+    this.hooks = o.hooks
+      ? new LabelChannel(
+        (line) => this.write({ t: this.now(), kind: "other", code: HOOK_CODE, data: line.slice(0, MAX_HOOK_LINE) }),
+        "hooks",
+      )
+      : null;
     // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
     this.screen = o.headless
       ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
@@ -162,13 +205,28 @@ class Session {
       if (ev.body.length === 1 && ev.body[0] === 0x3f) {
         this.queriesSeen++;
         if (o.answer && ev.depth === 0) {
-          this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+          if (o.answerDelay) this.answerLate(queryReply(ev.terminator), o.answerDelay);
+          else this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
         }
       } else this.reports++;
     });
   }
 
   readonly now = () => (performance.now() - this.t0) / 1000;
+
+  private readonly lateAnswers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** --answer-delay: the reply goes to the child after the delay, unless it has exited by then. */
+  private answerLate(reply: Uint8Array, delay: number): void {
+    const timer = setTimeout(() => {
+      this.lateAnswers.delete(timer);
+      if (this.pty && !this.exited) {
+        this.pty.write(reply);
+        this.queriesAnswered++;
+      }
+    }, delay * 1000);
+    this.lateAnswers.add(timer);
+  }
 
   /** The first write error (disk full, file size limit…): the recording stops there, once. */
   writeError: string | null = null;
@@ -186,13 +244,27 @@ class Session {
       // One line, not one stack trace per read: stop the program, keep what was written.
       this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       this.stopChild();
+      return;
     }
+    this.o.onEvent?.(e);
   }
 
   private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
 
+  /**
+   * A flood makes garbage per read (the read, its JSON line, the copy posted to the
+   * screen worker) and Bun's collector let it pile up: ~10 MB of peak RSS over the idle
+   * recorder on `seq 1 3000000`. Collected when the process has grown by 8 MB, looked at
+   * after every 256 KB read.
+   */
+  private readonly garbage = new GarbageWatch(8 << 20);
+  private sinceCheck = 0;
+
   private readonly onData = (bytes: Uint8Array) => {
+    if ((this.sinceCheck += bytes.length) >= 256 << 10) this.sinceCheck = 0, this.garbage.check();
     this.labels.poll(); // labels written before this output land before it
+    this.hooks?.poll();
+    this.foreground?.sample(); // a program's first draw comes after it took the terminal
     const t = this.now();
     this.lastOutputAt = t;
     this.write({ t, kind: "output", bytes });
@@ -231,11 +303,13 @@ class Session {
   }
 
   async spawn(): Promise<Pty> {
-    const env = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    const env: Record<string, string> = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    if (this.hooks) env.PSTLAB_HOOKS = this.hooks.path;
     try {
       this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });
     } catch (e) {
       this.labels.close();
+      this.hooks?.close();
       await this.screen?.close(); // a live worker would keep the process running
       throw e;
     }
@@ -243,8 +317,22 @@ class Session {
       this.exited = true;
       return e;
     });
-    const labelTimer = setInterval(() => this.labels.poll(), 5);
+    const labelTimer = setInterval(() => {
+      this.labels.poll();
+      this.hooks?.poll();
+    }, 5);
     this.cleanups.push(() => clearInterval(labelTimer));
+    if (sessionSources(this.o).includes("process")) {
+      const watch = this.foreground = new ForegroundWatch(
+        this.pty.pid,
+        (f) => this.write({ t: this.now(), kind: "other", code: PROCESS_CODE, data: formatForeground(f) }),
+      );
+      watch.sample();
+      const fgTimer = setInterval(() => {
+        if (!this.exited) watch.sample();
+      }, FOREGROUND_EVERY_MS);
+      this.cleanups.push(() => clearInterval(fgTimer));
+    }
     return this.pty;
   }
 
@@ -443,12 +531,14 @@ class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     if (this.filterTimer) clearTimeout(this.filterTimer);
+    for (const t of this.lateAnswers) clearTimeout(t); // a pending answer would keep the process alive
     if (this.filter) {
       const h = this.filter.flush();
       if (h.length) this.term.write(h);
     }
     for (const c of this.cleanups.reverse()) c();
     this.labels.close();
+    this.hooks?.close();
     await this.screen?.close();
     pty.close();
     await this.endGroup(pty.pid);
