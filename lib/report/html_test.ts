@@ -237,7 +237,7 @@ describe("HTML report in headless Chromium", { skip }, () => {
       // marked with its latency (or "missed"), and a click seeks within the window.
       await page.locator(".zoom button[data-ep='0']").click();
       assert.match(String(await page.locator("svg.timeline .lanes").getAttribute("transform")), /^matrix\(/);
-      const lat = await page.locator("svg.timeline .marks .lat").allTextContents();
+      const lat: string[] = await page.locator("svg.timeline .marks .lat").allTextContents();
       assert.equal(lat.length, 3, lat.join(", "));
       assert.ok(lat.every((l) => /^\+\d+\.\d\d s$|^missed$/.test(l)), lat.join(", "));
       assert.match(String(await page.locator("svg.timeline .zoomed").textContent()), /^episode #1: /);
