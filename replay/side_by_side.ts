@@ -110,7 +110,7 @@ export class SideBySide {
     let left = width, out = "";
     for (const [text, code] of parts) {
       if (left <= 0) break;
-      const t = [...text].slice(0, left).join("");
+      const t = [...disarm(text)].slice(0, left).join(""); // labels, kinds, rule names: capture or file text
       left -= [...t].length;
       out += this.color && code ? `\x1b[${code}m${t}\x1b[0m` : t;
     }
