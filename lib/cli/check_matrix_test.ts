@@ -192,6 +192,11 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     ], { input: junit.stdout, encoding: "utf8" });
     if (py.status === 0) assert.equal(py.stdout.trim(), "2 0");
     assert.ok(fs.existsSync(path.join(out, "report.xml")));
+    const detail = cli([...args, "--detail", "--", e]);
+    assert.match(
+      detail.stdout,
+      /\nquery=none: .*query-none\.cast\n  info +0\.00 s +query: 2 reports although the terminal did not answer/,
+    );
     const md = cli([...args, "--format", "markdown", "--", e]);
     assert.match(md.stdout, /\| `query=none` \| 0 \|/);
   });
