@@ -13,6 +13,7 @@ import { runDetectors } from "./clock.ts";
 import { sha256File } from "./analyze.ts";
 import { MIN_TERMINAL_RECORDS, type ProtocolLog, specLint } from "../lib/check/spec_lint.ts";
 import { agreement, promptLatencies } from "../lib/check/agreement.ts";
+import { hookAgreement } from "../lib/check/hooks.ts";
 import { compareGolden, transitions } from "../lib/check/golden.ts";
 import { evaluateRules, type Rule } from "../lib/check/rules.ts";
 import type { FileCheck } from "../lib/check/findings.ts";
@@ -30,6 +31,8 @@ export interface CaptureRead {
   log: ProtocolLog;
   protocol: Timeline;
   screen: Timeline;
+  /** The hooks detector's timeline ("no hook data" throughout on a capture without hooks). */
+  hooks: Timeline;
   end: number;
   manifest: { name: string; why: string };
   /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
@@ -46,6 +49,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const detectors = [
     createDetector("protocol", resolveManifest),
     createDetector(`screen:${chosen.name}@50ms`, resolveManifest),
+    createDetector("hooks", resolveManifest),
   ];
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
@@ -67,6 +71,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     log: { events, exit, overflow, queryAnswered, multiplexer, end },
     protocol: timelines[0],
     screen: timelines[1],
+    hooks: timelines[2],
     end,
     manifest: chosen,
     answerDelay: typeof rec.header.provenance?.query_answer_delay_s === "number"
@@ -92,6 +97,7 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
   const findings = [
     ...specLint(c.log),
     ...agreement(c.protocol, c.screen, c.end, o.tolerance),
+    ...hookAgreement(c.protocol, c.hooks, c.end, o.tolerance),
     ...(o.golden
       ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name)
       : []),

@@ -21,7 +21,11 @@ export const CHECKS = {
     severity: "violation",
     about: "working or blocked records still there when the program exited (report done, error or idle first)",
   },
-  "too-many-records": { severity: "warning", about: "more than 64 live records (a terminal must keep only 64)" },
+  "too-many-records": {
+    severity: "warning",
+    about:
+      "more than 64 live records (a terminal need support only 64: past that it may evict the least recently updated)",
+  },
   "invisible-text": { severity: "warning", about: "bidi overrides or invisible formatting in msg or title" },
   "tmux-passthrough": {
     severity: "info",
@@ -47,6 +51,17 @@ export const CHECKS = {
     severity: "warning",
     about: "the protocol says working while the screen shows idle (or the reverse) for long",
   },
+  "hooks-silent": {
+    severity: "warning",
+    about: "recorded with hooks (record --hooks) and no hook said anything (a hook failing without a word)",
+  },
+  "hook-missed": { severity: "warning", about: "the protocol reports blocked and the hooks never do" },
+  "protocol-missed": { severity: "warning", about: "the hooks say blocked and the protocol never does" },
+  "hook-lag": {
+    severity: "warning",
+    about: "hooks and protocol both say blocked, one later than the other by more than the tolerance",
+  },
+  "hook-agree": { severity: "info", about: "hooks and protocol both say blocked within the tolerance (which first)" },
   "golden-missing": { severity: "violation", about: "a transition of the golden capture that this one lacks" },
   "golden-extra": { severity: "violation", about: "a transition this capture has and the golden lacks" },
   "golden-timing": {

@@ -119,7 +119,7 @@ export function specLint(log: ProtocolLog): Finding[] {
         "too-many-records",
         log.overflow.t,
         log.overflow.t,
-        `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`,
+        `${log.overflow.count} live records (a terminal need support only ${MIN_TERMINAL_RECORDS}: past that it may evict the least recently updated)`,
       ),
     );
   }

@@ -25,6 +25,7 @@ import { parseRules } from "../check/rules.ts";
 import { type CheckRun, CHECKS, exitCodeOf } from "../check/findings.ts";
 import { renderCheckJson, renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../check/render.ts";
 import { readTextFile } from "../recording/source.ts";
+import { summaryOf } from "./commands.ts";
 import type { Opt, Values } from "./options.ts";
 import { UsageError } from "../errors.ts";
 import { parseDuration } from "../units.ts";
@@ -50,7 +51,7 @@ const BY_EXTENSION: Record<string, CheckFormat> = { ".json": "json", ".xml": "ju
 
 export const spec = {
   name: "check",
-  summary: "check an emitter's capture: spec lint, agreement with the screen, a golden capture, assertions",
+  summary: summaryOf("check"),
   synopsis: "FILE…",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },

@@ -16,8 +16,10 @@ import {
   usageLine,
   usageLines,
 } from "./options.ts";
-import { COMMANDS } from "./commands.ts";
+import { loadCommands } from "./commands.ts";
 import { UsageError } from "../errors.ts";
+
+const COMMANDS = await loadCommands();
 
 const cmd = {
   name: "t",

@@ -6,10 +6,11 @@ import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
 import { OutputFile } from "../recording/sink.ts";
 import { alignRows, disarm, paint, round6, visible } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "scan",
-  summary: "list every OSC 7501 event in a capture (reports, rejects, queries, lifetime events)",
+  summary: summaryOf("scan"),
   synopsis: "[FILE|-]",
   options: { json: flag("one JSON object per line (t, type, …)"), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,
