@@ -108,6 +108,11 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     );
     const h = matrix(["--matrix", "query=answered,none", "--script", EXIT_ONLY, "--cell-timeout", "3s"], [waits]);
     assert.equal(h.cell("query", "answered").exit, 0, JSON.stringify(h.cell("query", "answered").findings));
+    const stuck = matrix(["--script", script("wait /never shown/ 1s\n")], [waits]);
+    assert.match(
+      stuck.j.cells[0].findings.find((f: { check: string }) => f.check === "session")?.message ?? "",
+      /^the script stopped: .*:1: the program exited before \/never shown\//,
+    );
     const hung = h.cell("query", "none");
     assert.equal(hung.exit, 1);
     assert.match(
