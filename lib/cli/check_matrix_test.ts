@@ -200,7 +200,7 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     const detail = cli([...args, "--detail", "--", e]);
     assert.match(
       detail.stdout,
-      /\nquery=none: .*query-none\.cast\n  info +0\.00 s +query: 2 reports although the terminal did not answer/,
+      /\nquery=none: .*query-none\.cast\n {2}info +0\.00 s +query: 2 reports although the terminal did not answer/,
     );
     const md = cli([...args, "--format", "markdown", "--", e]);
     assert.match(md.stdout, /\| `query=none` \| 0 \|/);
