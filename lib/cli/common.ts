@@ -2,7 +2,7 @@
 // and exit 2 for a UserError, exit 70 and no stack trace for a bug), and parsing a
 // command's option table with --help handled.
 
-import { BrokenPipe, writeAllSync } from "../recording/sink.ts";
+import { BrokenPipe } from "../recording/sink.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
 
@@ -13,17 +13,8 @@ export class ExitCode extends Error {
   }
 }
 
-const te = new TextEncoder();
-
-export function out(s: string): void {
-  writeAllSync(1, te.encode(s));
-}
-
-export function err(s: string): void {
-  try {
-    writeAllSync(2, te.encode(s));
-  } catch { /* stderr gone: nothing left to tell */ }
-}
+export { err, out } from "./stdio.ts";
+import { err, out } from "./stdio.ts";
 
 export interface Command {
   spec: CommandDef<Options>;

@@ -2,6 +2,7 @@
 // exports the FIFO as $PSTLAB_HOOKS), and `pstlab hooks claude`: the Claude Code
 // settings that call it. What a line holds is docs/fixture-format.md convention 8.
 
+import { summaryOf } from "./commands.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { defineCommand, out } from "./common.ts";
@@ -89,7 +90,7 @@ export function claudeNotification(payload: string): Hook {
 
 export const spec = {
   name: "hook",
-  summary: "record one agent hook event in the pstlab record --hooks session around it",
+  summary: summaryOf("hook"),
   synopsis: "STATE[:KIND]",
   args: [["STATE[:KIND]", `${HOOK_STATES.join(", ")}; blocked:permission, blocked:question, blocked:auth`]],
   options: {
@@ -161,7 +162,7 @@ export function claudeSettings(self = selfCommand()): Record<string, unknown> {
 
 export const hooksSpec = {
   name: "hooks",
-  summary: "print hook settings for an agent that call pstlab hook (claude: a --settings JSON)",
+  summary: summaryOf("hooks"),
   synopsis: "AGENT",
   args: [["AGENT", "claude"]],
   options: {},

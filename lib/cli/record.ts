@@ -27,10 +27,13 @@ import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
+import { parseDuration } from "../units.ts";
+import { disarm, plural } from "../text.ts";
 
 export const spec = {
   name: "record",
-  summary: "record a program in a real PTY to an asciicast v3 fixture (answers the OSC 7501 query)",
+  summary: summaryOf("record"),
   synopsis: "-- COMMAND [ARGS…]",
   options: {
     output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
@@ -48,6 +51,15 @@ export const spec = {
     title: text("TEXT", "title stored in the header"),
     "idle-time-limit": duration("S", "stored in the header for players; the recording keeps real timing"),
     "no-answer": flag("do not answer OSC 7501 queries (record a non-supporting terminal)"),
+    "answer-delay": {
+      ...duration("DURATION", "answer OSC 7501 queries this late (a slow or remote terminal), e.g. 2s"),
+      parse: (raw: string, f: string) => {
+        const d = parseDuration(raw, f);
+        if (d > 3600) throw new UsageError(`${f} must be at most 1h (for never, use --no-answer)`);
+        return d;
+      },
+      conflicts: ["no-answer"],
+    },
     hooks: flag("record agent hooks: export $PSTLAB_HOOKS, a FIFO that `pstlab hook STATE` writes to"),
     "side-by-side": {
       ...flag(
@@ -58,14 +70,24 @@ export const spec = {
     },
     "tmux-pane": {
       ...text("TARGET", "record a pane already running in tmux (its screen, then its output) until it dies or Ctrl-C"),
-      conflicts: ["script", "hooks", "capture-input", "size", "append", "no-answer", "timeout", "side-by-side"],
+      conflicts: [
+        "script",
+        "hooks",
+        "capture-input",
+        "size",
+        "append",
+        "no-answer",
+        "answer-delay",
+        "timeout",
+        "side-by-side",
+      ],
       reason: "the pane runs already: pstlab neither starts it nor stands between it and tmux",
     },
     "tmux-socket": {
       ...text("NAME", "the tmux server's socket name (tmux -L NAME), for a server other than the default"),
       requires: ["tmux-pane"],
     },
-    timeout: duration("S", "end the program (SIGTERM) after S seconds"),
+    timeout: duration("S", "end the program (SIGTERM) after S seconds; pstlab then exits 124"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
     return: flag("exit with the program's status (128+signal when it was killed)"),
@@ -84,6 +106,10 @@ export const spec = {
   // Options end at the first word that is not one (or at --): the rest is the command.
   positionals: { stopAtFirst: true },
   notes: [
+    "With no COMMAND, records your shell ($SHELL, else /bin/sh) until you exit it; with no",
+    "terminal on stdin (CI) a COMMAND is required. Piped stdin is the program's input, and",
+    "its end reaches the program as the terminal's end of file (^D), as with script(1).",
+    "",
     "Programs such as Claude Code 2.1.295+ emit OSC 7501 reports only after the terminal",
     "answers `ESC ] 7501 ; ?`; pstlab answers it (with the query's own terminator) and keeps",
     "it from the outer terminal. Reports are passed through unchanged.",
@@ -104,10 +130,17 @@ export const spec = {
     "is recorded with its time; `report` scores both as the process and hooks detectors.",
     "",
     "Script commands (one per line, # comments):",
-    "  wait /regex/ [timeout]   the emulated screen matches (JS regex; default timeout 10s)",
+    "  wait /regex/ [timeout] [as STATE[:KIND]]",
+    "      text that appeared on the emulated screen since the previous step matches (the",
+    "      match must reach a character written or changed since then: an old prompt still",
+    "      on screen does not count); Rust regex syntax, ^ and $ at each row's ends, trailing",
+    "      spaces the program wrote are kept, flags i and s (/re/i); default timeout 10s;",
+    "      `wait /a/ or /b/` takes either; `wait screen /re/` the whole screen, old text too;",
+    "      `as blocked:permission` writes that truth label at the moment the match appeared",
     "  wait-quiet 500ms [to]    no output for that long      wait-exit [timeout]",
     '  sleep 2s   send "yes\\r"   key ctrl-c enter esc up …   label truth:blocked   resize 100x30',
-    "A wait that times out ends the recording (the file is kept) and pstlab exits 3.",
+    "A wait that times out ends the recording (the file is kept), prints the screen's last",
+    "rows and pstlab exits 3.",
     "Every event is written through as it happens: a recorder killed with SIGKILL leaves",
     "a file that reads back up to its last line.",
   ],
@@ -115,6 +148,7 @@ export const spec = {
     "pstlab record -o session.cast -- claude",
     "pstlab record --headless --script answer.txt -o ci.cast -- ./my-cli deploy",
     "pstlab record --no-answer -o plain.cast -- ./emitter.sh",
+    "pstlab record --answer-delay 2s --script s.txt -o slow.cast -- ./emitter.sh",
     "pstlab record --return -o build.cast -- make -j8",
     'pstlab record --hooks -o s.cast -- claude --settings "$(pstlab hooks claude)"',
     "pstlab record --tmux-pane work:1.0 -o misbehaved.cast   # the agent already running there",
@@ -161,6 +195,7 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
     headless,
     captureInput: !!v["capture-input"],
     answer: !v["no-answer"],
+    answerDelay: v["answer-delay"],
     hooks: !!v.hooks,
     env: childEnvironment(headless),
     script,
@@ -203,13 +238,14 @@ function panelDetectors(opts: SessionOptions): string[] {
  */
 async function attachPanel(opts: SessionOptions, header: Header, outPath: string): Promise<() => void> {
   const chosen = await manifestFor(outPath, header, AUTO, {});
-  const detectors = panelDetectors(opts).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
+  const detectors = () =>
+    panelDetectors(opts).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
   const show = (s: string) => writeAllSync(1, new TextEncoder().encode(s));
   const size = () => {
     const o = process.stdout as { columns?: number; rows?: number };
     return { cols: o.columns || 160, rows: o.rows || 48 };
   };
-  const panel = new SideBySide(header, detectors, show, size, colorEnabled(1), 0, true);
+  const panel = new SideBySide(header, detectors, show, size, colorEnabled(1), { captureTime: (t) => t, end: 0 }, true);
   const t0 = performance.now();
   let vt = 0;
   const state = { paused: false, speed: 1, quit: false, ended: false };
@@ -284,10 +320,10 @@ async function appendTarget(
 }
 
 function summaryLine(outPath: string, r: SessionResult, answer: boolean): string {
-  return `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${r.events} events, exit ${r.status}` +
-    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${r.reports} reports, ${r.queriesSeen} queries${
-      answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"
-    }\n`;
+  return `pstlab: recorded ${outPath}: ${r.duration.toFixed(1)} s, ${plural(r.events, "event")}, exit ${r.status}` +
+    `${r.exit.signal ? ` (${r.exit.signal})` : ""}; OSC 7501: ${plural(r.reports, "report")}, ${
+      plural(r.queriesSeen, "query", "queries")
+    }${answer ? ` (${r.queriesAnswered} answered)` : " (not answered)"}\n`;
 }
 
 export const command = defineCommand(spec, async (p) => {
@@ -298,6 +334,13 @@ export const command = defineCommand(spec, async (p) => {
     throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
   }
   if (v["tmux-pane"] !== undefined) return await recordTmuxPane(v, p.positionals, outPath, quiet);
+  // No command records the user's shell, which only a person at a terminal can end:
+  // with no terminal (CI) it would wait forever.
+  if (!p.positionals.length && !v.script && !(process.stdin as { isTTY?: boolean }).isTTY) {
+    throw new UsageError(
+      "record: no command, and stdin is not a terminal (nobody could end the shell); give -- COMMAND, e.g. pstlab record -o ci.cast -- make test",
+    );
+  }
   const opts = sessionOptions(v, p.positionals);
   const envNames = ["SHELL", ...(v.env ?? [])];
   const envCapture = Object.fromEntries(
@@ -310,6 +353,7 @@ export const command = defineCommand(spec, async (p) => {
     envCapture,
     provenance: provenance({
       query_answered: opts.answer,
+      ...(opts.answerDelay ? { query_answer_delay_s: opts.answerDelay } : {}),
       emitter: emitterName(opts.argv),
       truth: opts.script ? "script" : "labels-fifo",
     }),
@@ -328,7 +372,11 @@ export const command = defineCommand(spec, async (p) => {
   if (!quiet) {
     err(
       `pstlab: recording to ${outPath}${
-        opts.headless ? ` (headless ${opts.cols}x${opts.rows})` : " — exit the program to stop"
+        opts.headless
+          ? ` (headless ${opts.cols}x${opts.rows})`
+          : p.positionals.length
+          ? " — exit the program to stop"
+          : ` — your shell ${opts.argv[0]}; exit it to stop`
       }\n`,
     );
   }
@@ -365,8 +413,19 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   if (!quiet) err(summaryLine(outPath, r, opts.answer));
-  if (r.scriptError) throw new ExitCode(3, r.scriptError);
-  if (r.timedOut && !quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout)\n`);
+  if (r.scriptError) {
+    // The one-line error, then the screen it was looking at (disarmed: capture text).
+    err(`pstlab: ${r.scriptError}\n`);
+    if (r.scriptScreen.length) {
+      err(`pstlab: the screen's last rows:\n${r.scriptScreen.map((l) => `  | ${disarm(l)}\n`).join("")}`);
+    }
+    return 3;
+  }
+  // As timeout(1): 124 says the time ran out, whatever status the stopped program gave.
+  if (r.timedOut) {
+    if (!quiet) err(`pstlab: the program was stopped after ${v.timeout} s (--timeout); exit 124\n`);
+    return 124;
+  }
   // Stopped by a signal: the file and summary are written; the status says how it ended, as a shell would.
   if (r.interrupted) return 128 + (SIGNALS[r.interrupted] ?? 15);
   return v.return ? r.status & 0xff : 0;

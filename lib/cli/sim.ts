@@ -3,12 +3,13 @@
 import { defineCommand } from "./common.ts";
 import { flag, HOOKS, NONE, number, PROTOCOL } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
+import { summaryOf } from "./commands.ts";
 import { HOOK_MODES, PROTOCOL_MODES } from "../sim/modes.ts";
 import { selfArgv } from "../runtime.ts";
 
 export const spec = {
   name: "sim",
-  summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
+  summary: summaryOf("sim"),
   synopsis: "",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),

@@ -52,7 +52,7 @@ const screenKeys = new WeakMap<Manifest, string>();
 function screenEval(m: Manifest, o: Observation) {
   let key = screenKeys.get(m);
   if (key === undefined) screenKeys.set(m, key = `screen:${m.name}`);
-  return o.memoText(key, () => evaluate(m, new RegionView(o), { memo: o.rules }));
+  return o.memoText(key, () => evaluate(m, new RegionView(o, o.rules), { memo: o.rules }));
 }
 
 function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
@@ -111,7 +111,7 @@ export class TailDetector extends ManifestViewDetector {
   /** The naive observer sees bytes only: no title, no OSC 9. */
   private readonly rules = ruleMemo();
   protected evaluateOn(o: Observation): Evaluation {
-    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }), {
+    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }, this.rules), {
       memo: this.rules,
     });
   }

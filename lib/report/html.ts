@@ -9,10 +9,10 @@
 import { createHash } from "node:crypto";
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
-import { COLUMNS, footnotes, type Report, row, totals } from "./model.ts";
+import { COLUMNS, footnotes, type Report, row, totals, truthNotes } from "./model.ts";
 import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
 import { jsonScript, type Markup, markup, trusted } from "./markup.ts";
-import { baselineRows, failLines } from "./text.ts";
+import { baselineRows, failLines, manifestLine } from "./text.ts";
 
 export { escapeHtml, inertJson } from "./markup.ts";
 
@@ -125,7 +125,7 @@ const GLUE = `(function () {
     var data = JSON.parse(document.getElementById(sec.getAttribute("data-capture")).textContent);
     var svg = sec.querySelector("svg.timeline"), cursor = svg.querySelector(".cursor");
     var el = sec.querySelector(".player");
-    var player = data.cast === null ? null : AsciinemaPlayer.create({ data: data.cast }, el, { fit: "width", terminalFontSize: "12px", preload: true });
+    var player = data.cast === null ? null : AsciinemaPlayer.create({ data: data.cast }, el, { fit: "width", terminalFontSize: "12px", preload: true, poster: "npt:" + data.poster });
     players.push(player);
     function at(t) { var x = data.x0 + Math.max(0, Math.min(1, t / data.duration)) * data.w; cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); }
     svg.addEventListener("click", function (ev) {
@@ -152,33 +152,43 @@ th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:right;white-space
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}.foot{color:#666;font-size:12px;margin-top:24px}
 .truth{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px}.fail{color:#b00020;font-weight:bold}.defs{color:#555;font-size:12px}`;
 
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
 function sha256b64(s: string): string {
   return createHash("sha256").update(s, "utf8").digest("base64");
 }
 
 /** `casts[i]`: file i as asciicast v3 text for the player (null: not embedded), as the analysis read it. */
-export function renderHtml(r: Report, casts: (string | null)[]): string {
+export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (string | null)[] = []): string {
   const t = totals(r);
   const sections: Markup[] = [];
   const dataBlocks: Markup[] = [];
-  for (let i = 0; i < r.files.length; i++) {
-    const f = r.files[i];
-    const cast = casts[i] ?? null;
-    dataBlocks.push(jsonScript(`capture-${i}`, { cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W }));
-    sections.push(
-      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
-        f.duration.toFixed(1)
-      } s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${f.truth}${
-        f.command ? markup` · <code>${f.command}</code>` : ""
-      }</p>\n${timeline(f, `timeline-${i}`)}${coarseNote(f)}\n<div class="player">${
-        cast === null ? trusted("<p>(recording too large or not a file: not embedded)</p>") : ""
-      }</div>\n</section>`,
-    );
-  }
   const table = (head: string[], rows: string[][]) =>
     markup`<table><thead><tr>${head.map((c) => markup`<th>${c}</th>`)}</tr></thead><tbody>${
       rows.map((cells) => markup`<tr>${cells.map((c) => markup`<td>${c}</td>`)}</tr>`)
     }</tbody></table>`;
+  for (let i = 0; i < r.files.length; i++) {
+    const f = r.files[i];
+    const cast = casts[i] ?? null;
+    // The player's poster: the screen at the first episode (else at the end), not a black box.
+    const first = f.scores[0]?.episodes[0]?.start;
+    const poster = Math.max(0, first ?? f.duration);
+    dataBlocks.push(jsonScript(`capture-${i}`, { cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W, poster }));
+    const perFile = r.files.length > 1 && r.perFile[i]
+      ? markup`\n${table(COLUMNS, r.perFile[i].summaries.map((s) => row(s, 1)))}`
+      : "";
+    sections.push(
+      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
+        f.duration.toFixed(1)
+      } s · ${f.cols}x${f.rows} · ${plural(f.blockedEpisodes, "blocked episode")} · truth: ${f.truth}${
+        f.manifest ? ` · manifest: ${f.manifest.name}` : ""
+      }${f.command ? markup` · <code>${f.command}</code>` : ""}</p>${perFile}\n${timeline(f, `timeline-${i}`)}${
+        coarseNote(f)
+      }\n<div class="player">${
+        cast === null ? markup`<p>(${notEmbedded[i] ?? "recording too large or not a file: not embedded"})</p>` : ""
+      }</div>\n</section>`,
+    );
+  }
   const scripts = [playerJs, GLUE];
   const csp = `default-src 'none'; script-src ${
     scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
@@ -194,6 +204,7 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     : "";
   const fails = failLines(r).map((l) => markup`\n<p class="fail">${l}</p>`);
   const notes = footnotes(r);
+  const manifest = manifestLine(r);
   const lines = [
     trusted(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8">`),
     markup`<meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">`,
@@ -201,12 +212,13 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     markup`<style>${trusted(playerCss)}</style><style>${trusted(CSS)}</style></head><body>`,
     trusted("<h1>pstlab report</h1>"),
     markup`<p class="truth">${notes[0]}</p>`,
-    markup`<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
-      t.duration.toFixed(1)
-    } s, ${t.episodes} blocked episodes (truth: ${r.truth.source})</p>`,
+    markup`<p>${plural(r.files.length, "capture")}, ${t.duration.toFixed(1)} s, ${
+      plural(t.episodes, "blocked episode")
+    } (truth: ${r.truth.source})</p>`,
+    ...(manifest ? [markup`<p>${manifest}</p>`] : []),
     markup`${table(COLUMNS, r.summaries.map((s) => row(s, r.files.length)))}${comparison}${fails}`,
     markup`<p class="legend">${legend}</p>`,
-    markup`<ul class="defs">${notes.slice(1).map((n) => markup`<li>${n}</li>`)}</ul>`,
+    markup`<ul class="defs">${[...truthNotes(r), ...notes.slice(1)].map((n) => markup`<li>${n}</li>`)}</ul>`,
     ...sections,
     markup`<p class="foot">pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · ${
       r.files.map((f, i) => markup`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`)

@@ -24,6 +24,7 @@ import { describeFsError } from "../recording/source.ts";
 import { UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
+import { GarbageWatch } from "../runtime.ts";
 import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
 import { formatForeground, HOOK_CODE, PROCESS_CODE, type SourceName } from "../recording/sources.ts";
 
@@ -35,6 +36,11 @@ export interface SessionOptions {
   captureInput: boolean;
   /** Answer `OSC 7501;?` (default true). */
   answer: boolean;
+  /**
+   * Answer each query this many seconds late instead of at once (a slow terminal, or one behind
+   * a remote link): the reply is written on its own, out of stream order with other replies.
+   */
+  answerDelay?: number;
   env: Record<string, string>;
   script?: { steps: Step[]; file: string };
   /** A programmatic driver (the demo's simulated user), run like a script. */
@@ -92,6 +98,8 @@ export interface SessionResult {
   queriesSeen: number;
   reports: number;
   scriptError: string | null;
+  /** The screen's last rows when the script failed. */
+  scriptScreen: string[];
   timedOut: boolean;
   interrupted: string | null;
   /** Why writing the file failed (disk full…): the program was stopped there. */
@@ -124,6 +132,9 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Seconds of silence after which a program with an empty stdin is sent its end of file. */
+const EMPTY_STDIN_QUIET = 0.3;
+
 export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
 }
@@ -145,6 +156,7 @@ class Session {
   interrupted: string | null = null;
   timedOut = false;
   scriptError: string | null = null;
+  scriptScreen: string[] = [];
   private readonly labelLog: string[] = [];
   private readonly labels: LabelChannel;
   private readonly hooks: LabelChannel | null;
@@ -193,7 +205,8 @@ class Session {
       if (ev.body.length === 1 && ev.body[0] === 0x3f) {
         this.queriesSeen++;
         if (o.answer && ev.depth === 0) {
-          this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+          if (o.answerDelay) this.answerLate(queryReply(ev.terminator), o.answerDelay);
+          else this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
         }
       } else this.reports++;
     });
@@ -201,13 +214,31 @@ class Session {
 
   readonly now = () => (performance.now() - this.t0) / 1000;
 
+  private readonly lateAnswers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** --answer-delay: the reply goes to the child after the delay, unless it has exited by then. */
+  private answerLate(reply: Uint8Array, delay: number): void {
+    const timer = setTimeout(() => {
+      this.lateAnswers.delete(timer);
+      if (this.pty && !this.exited) {
+        this.pty.write(reply);
+        this.queriesAnswered++;
+      }
+    }, delay * 1000);
+    this.lateAnswers.add(timer);
+  }
+
   /** The first write error (disk full, file size limit…): the recording stops there, once. */
   writeError: string | null = null;
+
+  /** The time of the last event written: events stay in time order. */
+  private lastT = 0;
 
   private write(e: Event): void {
     if (this.writeError !== null) return;
     try {
       this.writer.event(e);
+      this.lastT = Math.max(this.lastT, e.t);
       this.events++;
     } catch (err) {
       // One line, not one stack trace per read: stop the program, keep what was written.
@@ -220,7 +251,17 @@ class Session {
 
   private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
 
+  /**
+   * A flood makes garbage per read (the read, its JSON line, the copy posted to the
+   * screen worker) and Bun's collector let it pile up: ~10 MB of peak RSS over the idle
+   * recorder on `seq 1 3000000`. Collected when the process has grown by 8 MB, looked at
+   * after every 256 KB read.
+   */
+  private readonly garbage = new GarbageWatch(8 << 20);
+  private sinceCheck = 0;
+
   private readonly onData = (bytes: Uint8Array) => {
+    if ((this.sinceCheck += bytes.length) >= 256 << 10) this.sinceCheck = 0, this.garbage.check();
     this.labels.poll(); // labels written before this output land before it
     this.hooks?.poll();
     this.foreground?.sample(); // a program's first draw comes after it took the terminal
@@ -321,15 +362,16 @@ class Session {
       this.write({ t: this.now(), kind: "marker", label });
       this.confirm(label);
     }
+    for (const k of r.unknown) this.confirm(`unknown key ${k} after the prefix (w p q a b i d e m)`, false);
     if (r.forward.length) this.onInput(r.forward);
   };
 
   private titleTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** Tells the person the label was taken, outside the recording: the window's title for a moment. */
-  private confirm(label: string): void {
+  private confirm(label: string, ok = true): void {
     if (this.titleTimer) clearTimeout(this.titleTimer);
-    this.term.title(`pstlab ✓ ${label}`);
+    this.term.title(ok ? `pstlab ✓ ${label}` : `pstlab: ${label}`);
     this.titleTimer = setTimeout(() => {
       this.titleTimer = null;
       this.term.title(null);
@@ -352,13 +394,29 @@ class Session {
     // if a line is pending (the first only ends the line), as a person typing would.
     // Only after input actually came: an empty stdin (CI, /dev/null) types nothing, not
     // even ^D, into a program that may be reading the terminal's replies.
+    // An empty stdin (`< /dev/null`, a closed pipe) still ends the program the way
+    // `script` does (one VEOF), but only once the program has gone quiet: it is then
+    // waiting for input, and any terminal reply it was reading has already arrived.
+    let eofTimer: ReturnType<typeof setInterval> | null = null;
     const onEnd = () => {
-      if (term.interactive || this.lastInput === -1) return;
-      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+      if (term.interactive) return;
+      if (this.lastInput !== -1) {
+        this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+        return;
+      }
+      const startedAt = this.now();
+      eofTimer = setInterval(() => {
+        const quietSince = Math.max(this.lastOutputAt, startedAt);
+        if (this.exited || this.now() - quietSince < EMPTY_STDIN_QUIET) return;
+        clearInterval(eofTimer!);
+        eofTimer = null;
+        if (this.lastInput === -1) this.pty?.write("\x04");
+      }, 50);
     };
     const stopListening = term.listen(this.onTyped, onEnd);
     const offExit = term.onExit(this.restoreTerminal);
     this.cleanups.push(() => {
+      if (eofTimer) clearInterval(eofTimer);
       stopListening();
       if (this.titleTimer) {
         clearTimeout(this.titleTimer);
@@ -409,7 +467,6 @@ class Session {
     if (timeout) {
       this.timeoutTimer = setTimeout(() => {
         this.timedOut = true;
-        this.write({ t: this.now(), kind: "marker", label: `pstlab: timeout after ${timeout} s` });
         this.stopChild();
       }, timeout * 1000);
     }
@@ -423,11 +480,14 @@ class Session {
         o.script.steps,
         {
           now: this.now,
-          screenText: this.screenText,
+          screen: () =>
+            this.screen?.changes() ?? Promise.resolve({ rows: [], changedFrom: [], cursor: { x: 0, y: 0 } }),
+          markScreen: () => this.screen?.mark(),
           lastOutputAt: () => this.lastOutputAt,
           exited: () => this.exited,
           send: this.onInput,
-          label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
+          // A label for a moment already past lands there, but never before an event written.
+          label: (l, at) => this.write({ t: Math.max(at ?? this.now(), this.lastT), kind: "marker", label: l }),
           resize: this.resize,
         },
         o.script.file,
@@ -435,6 +495,7 @@ class Session {
       ).catch((e) => {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
+        this.scriptScreen = e.screen;
         this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
         this.stopChild();
       })
@@ -470,6 +531,7 @@ class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     if (this.filterTimer) clearTimeout(this.filterTimer);
+    for (const t of this.lateAnswers) clearTimeout(t); // a pending answer would keep the process alive
     if (this.filter) {
       const h = this.filter.flush();
       if (h.length) this.term.write(h);
@@ -497,6 +559,11 @@ class Session {
   result(exit: PtyExit, end: number): SessionResult {
     const duration = end || this.now();
     const status = exitStatus(exit);
+    // Why the program ended, as the last event before its status: a capture cut by
+    // --timeout must not read as a program that finished.
+    if (this.timedOut) {
+      this.write({ t: duration, kind: "marker", label: `pstlab: stopped by --timeout after ${this.o.timeout} s` });
+    }
     this.write({ t: duration, kind: "exit", status });
     if (this.writeError === null) {
       try {
@@ -505,7 +572,17 @@ class Session {
         this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       }
     }
-    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError } = this;
+    const {
+      events,
+      queriesAnswered,
+      queriesSeen,
+      reports,
+      scriptError,
+      scriptScreen,
+      timedOut,
+      interrupted,
+      writeError,
+    } = this;
     return {
       exit,
       status,
@@ -515,6 +592,7 @@ class Session {
       queriesSeen,
       reports,
       scriptError,
+      scriptScreen,
       timedOut,
       interrupted,
       writeError,
