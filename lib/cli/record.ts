@@ -14,7 +14,7 @@ import {
   sessionSources,
 } from "../session/recorder.ts";
 import { paneInfo, type PaneResult, recordPane } from "../session/tmux_pane.ts";
-import { ROOMY, SideBySide } from "../../replay/side_by_side.ts";
+import { PANEL, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO, manifestFor } from "../detect/choose.ts";
@@ -210,8 +210,7 @@ function sessionOptions(v: V, command: string[]): SessionOptions {
 
 /** The program's window beside the live panel: the terminal less the panel's width, else above it. */
 function panelProgramSize(cols: number, rows: number): { cols: number; rows: number } {
-  // The roomy panel: a live session has the whole terminal to share, and every rule shows.
-  const beside = cols - ROOMY - 3;
+  const beside = cols - PANEL - 3;
   return beside >= 40
     ? { cols: beside, rows: Math.max(2, rows) }
     : { cols: Math.max(2, cols), rows: Math.max(2, rows - 16) };
