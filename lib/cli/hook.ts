@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { defineCommand, out } from "./common.ts";
 import { flag, text } from "./options.ts";
 import { UsageError } from "../errors.ts";
-import { formatHook, type Hook, HOOK_STATES, parseHook } from "../recording/sources.ts";
+import { formatHook, type Hook, HOOK_STATES, MAX_HOOK_MSG, parseHook } from "../recording/sources.ts";
 import { selfArgv } from "../runtime.ts";
 import { shellQuote } from "../session/recorder.ts";
 
@@ -31,9 +31,16 @@ async function readStdin(cap: number): Promise<Uint8Array> {
   return out;
 }
 
-/** The line a hook writes: one line, no control characters (they would split or forge events). */
+/**
+ * The line a hook writes: one line, no control characters (they would split or forge
+ * events), the message cut at MAX_HOOK_MSG characters so the line stays one atomic
+ * write (under PIPE_BUF) and hooks fired at once never interleave.
+ */
 export function hookLine(h: Hook): string {
-  return formatHook({ ...h, msg: h.msg === null ? null : h.msg.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").trim() || null });
+  const msg = h.msg === null
+    ? null
+    : [...h.msg.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").trim()].slice(0, MAX_HOOK_MSG).join("") || null;
+  return formatHook({ ...h, msg });
 }
 
 /** Writes one line to the session's FIFO without ever blocking: no reader means no session. */
@@ -112,7 +119,9 @@ export const command = defineCommand(spec, async (p) => {
   let h: Hook | null;
   if (v["claude-notification"]) {
     if (said !== undefined) throw new UsageError("hook: --claude-notification takes no STATE (the payload decides)");
-    h = claudeNotification(new TextDecoder().decode(await readStdin(1 << 20)));
+    // A person trying it at a terminal has no payload to give: not a read that waits forever.
+    const tty = !!(process.stdin as { isTTY?: boolean }).isTTY;
+    h = claudeNotification(tty ? "" : new TextDecoder().decode(await readStdin(1 << 20)));
   } else {
     if (said === undefined) throw new UsageError("hook: give STATE[:KIND], e.g. pstlab hook working");
     h = parseHook(said.includes(" ") ? "" : said);

@@ -40,9 +40,12 @@ function recordHooks(script: string) {
 
 describe("pstlab hook and record --hooks", () => {
   test("each hook is recorded in order, at its moment between the outputs around it", async () => {
+    // The pty and the FIFO are two channels read at different moments: a pause between
+    // an output and the next hook keeps their order a fact of the program, not a race.
     const file = recordHooks(
-      `echo one; $P hook working; echo two; $P hook blocked:permission --msg 'Bash(rm -rf /)'; echo three; ` +
-        `echo 'done finished' > "$PSTLAB_HOOKS"; echo 'not a hook' > "$PSTLAB_HOOKS"; echo four`,
+      `echo one; sleep 0.3; $P hook working; sleep 0.3; echo two; sleep 0.3; $P hook blocked:permission --msg 'Bash(rm -rf /)'; ` +
+        `sleep 0.3; echo three; sleep 0.3; echo 'done finished' > "$PSTLAB_HOOKS"; echo 'not a hook' > "$PSTLAB_HOOKS"; ` +
+        `sleep 0.3; echo four`,
     );
     const { header, events: evs } = await events(file);
     assert.deepEqual(header.provenance?.sources?.includes("hooks"), true);

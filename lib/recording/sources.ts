@@ -36,7 +36,7 @@ export interface Hook {
 }
 
 /** The longest message a hook event keeps (a hook's payload is not a transcript). */
-export const MAX_HOOK_MSG = 1024;
+export const MAX_HOOK_MSG = 1000;
 
 export function formatForeground(f: Foreground): string {
   return `${f.pgid} ${f.sid} ${f.name}`;
