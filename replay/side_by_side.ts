@@ -165,7 +165,7 @@ export class SideBySide {
     const t = this.clock.captureTime(vt);
     if (this.live) {
       out.push(L(["pstlab record", "1"], [` ${t.toFixed(1)} s `], [st.ended ? "■ end" : "● rec", "1;31"]));
-      out.push(L(["not recorded · exit the program to stop", "2"]));
+      out.push(L(["not recorded · exit to stop", "2"]));
     } else {
       const status = st.ended ? "■ end" : st.paused ? "❚❚" : "▶";
       out.push(L(["pstlab play", "1"], [` ${t.toFixed(1)} / ${this.clock.end.toFixed(1)} s ×${st.speed} ${status}`]));

@@ -274,13 +274,15 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
           );
         }
         const lastLine = disarm(r.stderr.trim().split("\n").at(-1) ?? "");
-        if ((r.code !== 0 && r.code !== 3) || !fs.existsSync(capture)) {
+        // 3: a script wait timed out; 124: the cell timeout ended the program (record's --timeout
+        // exit, as timeout(1)) — both keep the capture, and the cell's findings say which.
+        if ((r.code !== 0 && r.code !== 3 && r.code !== 124) || !fs.existsSync(capture)) {
           throw new UsageError(`check --matrix: recording ${cellLabel(cell)} failed (exit ${r.code}): ${lastLine}`);
         }
         const check = await checkFile(capture, o.check);
         if (r.code === 3) {
           check.findings.unshift(finding("session", 0, check.duration, `the script stopped: ${lastLine}`));
-        } else if (check.duration >= o.cellTimeout - 0.5) {
+        } else if (r.code === 124 || check.duration >= o.cellTimeout - 0.5) {
           check.findings.unshift(
             finding(
               "session",

@@ -308,11 +308,14 @@ class Session {
     try {
       this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });
     } catch (e) {
+      if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+      for (const c of this.cleanups.splice(0).reverse()) c(); // the signal handlers
       this.labels.close();
       this.hooks?.close();
       await this.screen?.close(); // a live worker would keep the process running
       throw e;
     }
+    if (this.interrupted || this.timedOut) this.stopChild(); // signalled while it was starting
     this.exit = this.pty.exited.then((e) => {
       this.exited = true;
       return e;
@@ -602,10 +605,12 @@ class Session {
 
 export async function runSession(o: SessionOptions, writer: RecordingWriter): Promise<SessionResult> {
   const s = new Session(o, writer);
+  // Before the spawn: the child runs before spawnPty resolves, and a SIGTERM in that window
+  // would otherwise kill the recorder with its default action and leave the child behind.
+  s.watchSignalsAndTimeout();
   const pty = await s.spawn();
   s.attachInput();
   s.followWindow();
-  s.watchSignalsAndTimeout();
   const { exit, end } = await s.finish(pty, s.drive());
   return s.result(exit, end);
 }
