@@ -196,6 +196,13 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     r >= 0.5,
     `reading + emulating with no detector alone: ${(raw / fl.apply).toFixed(2)}`,
   );
+  // The floor on its own (issue 25's table): read + screen + OSC 7501 parser + tail.
+  goal(
+    "the floor: read + screen + OSC 7501 parser + tail, no detector, vs raw @xterm/headless parsing",
+    `${(raw / fl.apply).toFixed(2)} (${fl.apply.toFixed(2)} s vs ${raw.toFixed(2)} s)`,
+    "≥ 0.7",
+    raw / fl.apply >= 0.7,
+  );
   const gap = path.join(dir, "gap.cast");
   fs.writeFileSync(
     gap,

@@ -163,7 +163,7 @@ export function specLint(log: ProtocolLog): Finding[] {
         0,
         log.end,
         log.multiplexer
-          ? `no OSC 7501 query and no report in the whole capture, and the recorded command is ${log.multiplexer}: ${mux}`
+          ? `no OSC 7501 query and no report in the whole capture, and the recorded command is ${log.multiplexer}, which drops them unless the program wraps them for it (see multiplexer)`
           : "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
       ),
     );

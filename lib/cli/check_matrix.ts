@@ -273,15 +273,15 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
             }`,
           );
         }
-        const lastLine = disarm(r.stderr.trim().split("\n").at(-1) ?? "");
-        // 3: a script wait timed out; 124: the cell timeout ended the program (record's --timeout
-        // exit, as timeout(1)) — both keep the capture, and the cell's findings say which.
+        // The recorder's own message comes first (the screen's last rows may follow it).
+        const why = disarm((r.stderr.trim().split("\n")[0] ?? "").replace(/^pstlab: /, ""));
+        // record exits 3 when a script wait timed out and 124 when --timeout stopped the program.
         if ((r.code !== 0 && r.code !== 3 && r.code !== 124) || !fs.existsSync(capture)) {
-          throw new UsageError(`check --matrix: recording ${cellLabel(cell)} failed (exit ${r.code}): ${lastLine}`);
+          throw new UsageError(`check --matrix: recording ${cellLabel(cell)} failed (exit ${r.code}): ${why}`);
         }
         const check = await checkFile(capture, o.check);
         if (r.code === 3) {
-          check.findings.unshift(finding("session", 0, check.duration, `the script stopped: ${lastLine}`));
+          check.findings.unshift(finding("session", 0, check.duration, `the script stopped: ${why}`));
         } else if (r.code === 124 || check.duration >= o.cellTimeout - 0.5) {
           check.findings.unshift(
             finding(

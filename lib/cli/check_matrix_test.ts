@@ -108,6 +108,11 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     );
     const h = matrix(["--matrix", "query=answered,none", "--script", EXIT_ONLY, "--cell-timeout", "3s"], [waits]);
     assert.equal(h.cell("query", "answered").exit, 0, JSON.stringify(h.cell("query", "answered").findings));
+    const stuck = matrix(["--script", script("wait /never shown/ 1s\n")], [waits]);
+    assert.match(
+      stuck.j.cells[0].findings.find((f: { check: string }) => f.check === "session")?.message ?? "",
+      /^the script stopped: .*:1: the program exited before \/never shown\//,
+    );
     const hung = h.cell("query", "none");
     assert.equal(hung.exit, 1);
     assert.match(
@@ -192,6 +197,11 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     ], { input: junit.stdout, encoding: "utf8" });
     if (py.status === 0) assert.equal(py.stdout.trim(), "2 0");
     assert.ok(fs.existsSync(path.join(out, "report.xml")));
+    const detail = cli([...args, "--detail", "--", e]);
+    assert.match(
+      detail.stdout,
+      /\nquery=none: .*query-none\.cast\n {2}info +0\.00 s +query: 2 reports although the terminal did not answer/,
+    );
     const md = cli([...args, "--format", "markdown", "--", e]);
     assert.match(md.stdout, /\| `query=none` \| 0 \|/);
   });

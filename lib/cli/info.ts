@@ -105,7 +105,7 @@ async function gather(rec: Recording) {
     byte_exact_reason: !text
       ? `${rec.format} stores raw bytes`
       : lossy === 0
-      ? "every output event is valid UTF-8 or carries its raw bytes (a b event)"
+      ? "every output event is valid UTF-8 or carries its raw bytes in a b event"
       : `${plural(lossy, "output event")} ${
         lossy === 1 ? "holds" : "hold"
       } U+FFFD without raw bytes: the program's bytes may have been invalid UTF-8, lost`,

@@ -70,8 +70,7 @@ describe("recorder under faults: no process of the recorded command survives", {
     // Readable up to its last complete event (how much output fits before the limit depends on the reads).
     const back = await readBack(p);
     assert.ok(fs.statSync(p).size <= 64 * 1024); // bash counts ulimit -f in KiB
-    // Output, and the process table's samples (p events); no exit event: the recording was cut.
-    assert.ok(back.events.every((e) => e.kind === "output" || e.kind === "other"), "an exit event after the cut");
+    assert.ok(!back.events.some((e) => e.kind === "exit"), "no exit event: the recording was cut");
   });
   test("a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
     const marker = `sleep 98.${process.pid}`;

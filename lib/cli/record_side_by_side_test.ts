@@ -44,12 +44,13 @@ describe("record --side-by-side", { skip: !which("tmux") && "tmux is not install
       .map(shellQuote).join(" ");
     assert.equal(tm("new-session", "-d", "-s", "s", "-x", "150", "-y", "36", `${record}; sleep 60`).status, 0);
     const pane = () => tm("capture-pane", "-p", "-t", "s").stdout;
+    // The panel is narrow: its lines are matched by their start (the rest may be clipped).
     await until(() => /● hooks\s+NEEDS YOU/.test(pane()), "the panel to show the hook");
     const shown = pane();
     assert.match(shown, /hello there\s+│ pstlab record/);
-    assert.match(shown, /osc 7501\s+root blocked permissi/); // the panel is narrow (PANEL columns)
-    assert.match(shown, /hooks\s+blocked question "may/);
-    assert.match(shown, /process\s+sh \(the shell\)/);
+    assert.match(shown, /osc 7501\s+root blocked/);
+    assert.match(shown, /hooks\s+blocked question/);
+    assert.match(shown, /process\s+sh/);
     assert.match(shown, /● protocol\s+NEEDS YOU/);
     tm("send-keys", "-t", "s", "yes", "Enter");
     await until(() => /pstlab: recorded /.test(pane()), "the recording to end");

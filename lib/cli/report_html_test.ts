@@ -32,7 +32,7 @@ describe("report --format html", () => {
     assert.equal(r.code, 0, r.stderr);
     const html = fs.readFileSync(out, "utf8");
     const d = data(html);
-    assert.equal(d[0].poster, 1, "the first episode's start");
+    assert.equal(d[0].poster, 2, "a moment into the first episode (1–3 s)");
     assert.equal(d[1].poster, 2, "no episode: the end");
     assert.match(html, /3 captures, [0-9.]+ s, \d+ blocked episodes/);
     assert.match(html, /· 1 blocked episode ·/);

@@ -134,6 +134,8 @@ export function shellQuote(s: string): string {
 
 /** Seconds of silence after which a program with an empty stdin is sent its end of file. */
 const EMPTY_STDIN_QUIET = 0.3;
+/** At most this many ^D for an empty stdin (see the recorder's onEnd). */
+const EMPTY_STDIN_EOFS = 3;
 
 export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
@@ -407,13 +409,22 @@ class Session {
         this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
         return;
       }
-      const startedAt = this.now();
+      // A program still starting can look quiet on a loaded machine and then set up its
+      // terminal, which may discard the ^D (readline flushes pending input): when it
+      // writes again after a ^D (its prompt) and goes quiet once more, it gets another,
+      // up to EMPTY_STDIN_EOFS in all.
+      let since = this.now();
+      let sent = 0;
       eofTimer = setInterval(() => {
-        const quietSince = Math.max(this.lastOutputAt, startedAt);
+        const quietSince = Math.max(this.lastOutputAt, since);
         if (this.exited || this.now() - quietSince < EMPTY_STDIN_QUIET) return;
-        clearInterval(eofTimer!);
-        eofTimer = null;
+        if (sent > 0 && this.lastOutputAt <= since) return; // nothing new since the last ^D
+        if (this.lastInput !== -1 || ++sent >= EMPTY_STDIN_EOFS) {
+          clearInterval(eofTimer!);
+          eofTimer = null;
+        }
         if (this.lastInput === -1) this.pty?.write("\x04");
+        since = this.now();
       }, 50);
     };
     const stopListening = term.listen(this.onTyped, onEnd);
