@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { defineCommand, err, out, runCommand } from "./common.ts";
-import { choice, flag, NONE, number, PROTOCOL, text } from "./options.ts";
+import { choice, flag, NONE, number, outputFile, PROTOCOL } from "./options.ts";
 import { command as report } from "./report.ts";
 import { command as check } from "./check.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
@@ -31,7 +31,8 @@ export const spec = {
       max: 2 ** 32 - 1,
       integer: true,
     }),
-    record: text("FILE", "keep the live recording here (default: a temporary file)"),
+    record: outputFile("FILE", "keep the live recording here (default: a temporary file)"),
+    overwrite: { ...flag("replace an existing non-empty --record file"), requires: ["record"] },
     format: choice("FORMAT", ["table", "markdown"] as const, "table (default) or markdown"),
     protocol: {
       ...PROTOCOL,
@@ -125,7 +126,7 @@ export const command = defineCommand(spec, async (p) => {
   header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${
     mode === "correct" ? "" : ` --protocol ${mode}`
   }`;
-  const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
+  const o = openOutput(file, header, { overwrite: !!v.overwrite }, { durable: true });
   const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();
   const r = await runSession({

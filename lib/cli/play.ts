@@ -62,6 +62,7 @@ export const spec = {
       ),
       conflicts: ["idle-time-limit"],
       reason: "--label takes capture times",
+      file: "out" as const,
     },
     ...INPUT_OPTIONS,
   },

@@ -2,7 +2,7 @@
 
 import * as fs from "node:fs";
 import { defineCommand, err, ExitCode } from "./common.ts";
-import { duration, flag, list, type Opt, SIZE, text, type Values } from "./options.ts";
+import { duration, flag, inputFile, list, type Opt, outputFile, SIZE, text, type Values } from "./options.ts";
 import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
 import { emitterName, headerFor, runSession, type SessionOptions, type SessionResult } from "../session/recorder.ts";
@@ -18,7 +18,7 @@ export const spec = {
   summary: "record a program in a real PTY to an asciicast v3 fixture (answers the OSC 7501 query)",
   synopsis: "-- COMMAND [ARGS…]",
   options: {
-    output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
+    output: outputFile("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
     headless: flag(
       "no terminal: fixed size, an emulated screen answers queries (automatic\nwhen stdout is not a terminal); piped stdin is forwarded as input",
     ),
@@ -27,7 +27,7 @@ export const spec = {
       help:
         "window size (headless default 120x32; interactive: the terminal's,\nfollowed as it changes unless --size fixes it)",
     },
-    script: text("FILE", "drive the program from a script (implies --headless); see below"),
+    script: inputFile("FILE", "drive the program from a script (implies --headless); see below"),
     "capture-input": flag("record what is typed (off by default: it records passwords too)"),
     env: list("VARS", "environment variables to store in the header (default SHELL only)"),
     title: text("TEXT", "title stored in the header"),
@@ -82,12 +82,17 @@ export const spec = {
   ],
 };
 
+/** pstlab-YYYYMMDD-HHMMSS.cast, or -2, -3 … when a recording started in the same second has it. */
 function defaultName(): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, "0");
-  return `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${
-    p(d.getSeconds())
-  }.cast`;
+  const stem = `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${
+    p(d.getMinutes())
+  }${p(d.getSeconds())}`;
+  for (let i = 1;; i++) {
+    const name = i === 1 ? `${stem}.cast` : `${stem}-${i}.cast`;
+    if (!fs.existsSync(name)) return name;
+  }
 }
 
 type V = Values<typeof spec.options>;
@@ -175,6 +180,7 @@ export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const quiet = !!v.quiet;
   const outPath = v.output ?? defaultName();
+  // The exclusive create in the output gate still catches a race between this check and the open.
   if (outPath === "-") {
     throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
   }
@@ -227,14 +233,15 @@ export const command = defineCommand(spec, async (p) => {
   try {
     r = await runSession(opts, o.writer);
   } catch (e) {
-    o.file.close();
-    if (e instanceof SpawnError) {
-      if (!appendSize && !o.file.existedBefore) fs.rmSync(outPath, { force: true });
-      throw new UsageError(`record: ${e.message}`);
-    }
+    // The program never started: a new file goes, a replaced one stays as it was (the gate).
+    if (e instanceof SpawnError && !appendSize) o.file.abort();
+    else o.file.close();
+    if (e instanceof SpawnError) throw new UsageError(`record: ${e.message}`);
     throw e;
   }
-  o.file.close();
+  // Nothing but the header could be written (a full disk): no file is better than that one.
+  if (r.writeError && r.events === 0 && !appendSize) o.file.abort();
+  else o.file.close();
   if (r.writeError) {
     throw new ExitCode(
       1,

@@ -23,6 +23,8 @@ import {
   OUTPUT,
   text,
   type Values,
+  inputFile,
+  outputFile,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
@@ -66,7 +68,7 @@ const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 const EXPORT_OPTIONS = Object.fromEntries(
   EXPORTS.map((f, i) => [
     `export-${f}`,
-    text("FILE", `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`),
+    outputFile("FILE", `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`),
   ]),
 ) as Record<`export-${Exclude<ReportFormat, "table">}`, Opt<string>>;
 
@@ -79,7 +81,7 @@ export const spec = {
       "SOURCE",
       "markers (the capture's truth: labels), labels (--labels FILE), or a\ndetector to compare against (protocol, screen:claude@50ms, …);\ndefault: markers, else --labels, else the protocol's reports",
     ),
-    labels: text(
+    labels: inputFile(
       "FILE",
       "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it);\nor PATH<TAB>state[<TAB>kind] per screen snapshot: accuracy and confusion per detector",
     ),
@@ -112,7 +114,7 @@ export const spec = {
       conflicts: ["shard"],
     },
     baseline: {
-      ...text(
+      ...inputFile(
         "OLD.json",
         "compare with an earlier `report --format json` (also of --merge): each\ndetector's change in latency, missed, carried, linger and false alarms",
       ),
@@ -141,7 +143,7 @@ export const spec = {
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
     "compare-manifest": {
-      ...text(
+      ...inputFile(
         "NAME|PATH",
         "with --labels on pane captures: judge every file with this (old) manifest too,\nprint both accuracies and every file whose verdict changed (old → new, each rule)",
       ),
@@ -149,7 +151,7 @@ export const spec = {
     },
     ...INPUT_OPTIONS,
   },
-  positionals: { min: 0 },
+  positionals: { min: 0, files: ["in"] as const },
   notes: [
     ...DETECTOR_NOTES,
     "",
