@@ -6,7 +6,6 @@
 import * as fs from "node:fs";
 import { InputError } from "./errors.ts";
 
-
 /** dev:ino of every input named or opened by this command → the name it was given by. */
 const inputs = new Map<string, string>();
 
@@ -43,7 +42,9 @@ export function refuseInput(p: string, st: fs.Stats): void {
   const input = id ? inputs.get(id) : undefined;
   if (input !== undefined) {
     throw new InputError(
-      `${p}: is ${input === p ? "" : `the same file as ${input}, `}an input of this command; write the output elsewhere`,
+      `${p}: is ${
+        input === p ? "" : `the same file as ${input}, `
+      }an input of this command; write the output elsewhere`,
     );
   }
 }

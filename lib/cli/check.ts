@@ -10,10 +10,10 @@ import {
   flag,
   formatFor,
   INPUT_OPTIONS,
+  inputFile,
   MANIFEST,
   OUTPUT,
   text,
-  inputFile,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
@@ -35,7 +35,10 @@ export const spec = {
   synopsis: "FILE…",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
-    rules: inputFile("FILE", "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state"),
+    rules: inputFile(
+      "FILE",
+      "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state",
+    ),
     against: text("GOLDEN", "a known-good capture of the same scripted scenario: compare the transitions"),
     tolerance: duration(
       "DURATION",

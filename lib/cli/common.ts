@@ -2,7 +2,8 @@
 // and exit 2 for a UserError, exit 70 and no stack trace for a bug), and parsing a
 // command's option table with --help handled.
 
-import { BrokenPipe, noteInput, writeAllSync } from "../recording/sink.ts";
+import { noteInput } from "../recording/sink.ts";
+import { BrokenPipe, err, out } from "../stdio.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, fileArguments, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
 
@@ -13,17 +14,8 @@ export class ExitCode extends Error {
   }
 }
 
-const te = new TextEncoder();
-
-export function out(s: string): void {
-  writeAllSync(1, te.encode(s));
-}
-
-export function err(s: string): void {
-  try {
-    writeAllSync(2, te.encode(s));
-  } catch { /* stderr gone: nothing left to tell */ }
-}
+// The terminal writer (lib/stdio.ts): every command prints through these.
+export { err, out };
 
 export interface Command {
   spec: CommandDef<Options>;

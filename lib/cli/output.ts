@@ -51,7 +51,12 @@ export function openOutput(
   opts: { durable?: boolean; append?: boolean; header?: boolean } = {},
 ): Output {
   const format = outputFormat(path, v);
-  const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
+  const file = OutputFile.open(path, {
+    overwrite: !!v.overwrite,
+    append: opts.append,
+    durable: opts.durable,
+    raw: "recording to stdout",
+  });
   let writer: RecordingWriter;
   try {
     writer = createWriter(format, file, header, { precision: v["time-precision"] }, opts.header ?? true);

@@ -18,7 +18,7 @@ import { openInput, openOptions } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
 import { keyFor, Player } from "../../replay/player.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
-import { writeAllSync } from "../recording/sink.ts";
+import { raw } from "../stdio.ts";
 import { SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
@@ -100,8 +100,7 @@ async function* tracked(events: AsyncIterable<Event>, seen: (e: Event) => void):
 }
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
-const te = new TextEncoder();
-const show = (s: string | Uint8Array) => writeAllSync(1, typeof s === "string" ? te.encode(s) : s);
+const show = (s: string | Uint8Array) => raw("play", s);
 const termSize = () => {
   const o = process.stdout as { columns?: number; rows?: number };
   return { cols: o.columns || 160, rows: o.rows || 48 };

@@ -14,6 +14,7 @@ import {
   flag,
   formatFor,
   INPUT_OPTIONS,
+  inputFile,
   JOBS,
   list,
   MANIFEST,
@@ -21,10 +22,9 @@ import {
   number,
   type Opt,
   OUTPUT,
+  outputFile,
   text,
   type Values,
-  inputFile,
-  outputFile,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
@@ -62,13 +62,17 @@ import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
 import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
 import { readCapped } from "../foreign_json.ts";
+import { disarm, REDRAW_LINE } from "../text.ts";
 
 const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 /** --export-FORMAT for every format but the terminal table, from the exporter table. */
 const EXPORT_OPTIONS = Object.fromEntries(
   EXPORTS.map((f, i) => [
     `export-${f}`,
-    outputFile("FILE", `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`),
+    outputFile(
+      "FILE",
+      `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`,
+    ),
   ]),
 ) as Record<`export-${Exclude<ReportFormat, "table">}`, Opt<string>>;
 
@@ -206,7 +210,7 @@ function progressLine(): (done: number, total: number, path: string, t?: number)
     const msg = done >= total
       ? `analysed ${total} file${total === 1 ? "" : "s"}`
       : `analysing ${done + 1}/${total} ${path}${t !== undefined ? ` (${t.toFixed(0)} s of capture)` : ""}`;
-    err(tty ? `\r\x1b[K${msg}${done >= total ? "\n" : ""}` : `${msg}\n`);
+    err(tty ? `${REDRAW_LINE}${disarm(msg)}${done >= total ? "\n" : ""}` : `${disarm(msg)}\n`);
   };
 }
 

@@ -25,39 +25,20 @@ import { InputError } from "../errors.ts";
 import { refuseInput } from "../inputs.ts";
 
 export { noteInput, noteInputFd } from "../inputs.ts";
+import { BrokenPipe, forTerminal, type RawChannel, writeAllSync } from "../stdio.ts";
+export { BrokenPipe, writeAllSync } from "../stdio.ts";
 
 export interface OutputOptions {
   overwrite?: boolean;
   append?: boolean;
   /** Write through on every call (recorder). Otherwise buffered in 1 MiB blocks. */
   durable?: boolean;
+  /** For `-`: the bytes are a recording, sent unchanged (lib/stdio.ts RAW_CHANNELS); else text through the terminal writer. */
+  raw?: RawChannel;
 }
 
 const te = new TextEncoder();
 const FLUSH_AT = 1 << 20;
-
-/** Blocking write that survives a non-blocking stdout pipe (EAGAIN). */
-export function writeAllSync(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  let spins = 0;
-  while (off < bytes.length) {
-    try {
-      off += fs.writeSync(fd, bytes, off, bytes.length - off);
-      spins = 0;
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === "EAGAIN" && spins++ < 100000) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        continue;
-      }
-      if (code === "EPIPE") throw new BrokenPipe();
-      throw e;
-    }
-  }
-}
-
-/** The reader went away (`pstlab scan x | head`): stop quietly. */
-export class BrokenPipe extends Error {}
 
 function statOrNull(p: string): fs.Stats | null {
   try {
@@ -165,6 +146,8 @@ export class OutputFile {
   readonly existedBefore: boolean;
   /** The next write renames the temp file onto the target first (see armReplace). */
   private replaceOnWrite = false;
+  /** Text to stdout: through the terminal writer's filter (lib/stdio.ts forTerminal). */
+  private terminal = false;
 
   /**
    * @param temp where the bytes go until they are committed (renamed onto `path`), or
@@ -184,12 +167,18 @@ export class OutputFile {
   }
 
   static open(p: string, opts: OutputOptions = {}): OutputFile {
-    if (p === "-") return new OutputFile("-", 1, !!opts.durable, false);
+    if (p === "-") {
+      const out = new OutputFile("-", 1, !!opts.durable, false);
+      out.terminal = !opts.raw;
+      return out;
+    }
     const st = statOrNull(p);
     let existed = false, special = false, lockFile: string | null = null;
     if (st) {
       if (st.isDirectory()) throw new InputError(`${p}: is a directory`);
-      refuseInput(p, st);
+      // --append reads its own target by design (record: the v3 file it continues, whose
+      // size it takes; anything else is refused there); every other output is never an input.
+      if (!opts.append) refuseInput(p, st);
       // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
       // temporary file onto it would replace the device itself.
       special = !st.isFile();
@@ -206,7 +195,15 @@ export class OutputFile {
     }
     try {
       if (special || opts.append) {
-        return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed, null, false, lockFile);
+        return new OutputFile(
+          p,
+          fs.openSync(p, opts.append ? "a" : "w"),
+          !!opts.durable,
+          existed,
+          null,
+          false,
+          lockFile,
+        );
       }
       if (opts.durable && !existed) {
         // A new recording is created where it belongs, exclusively: a second recorder given
@@ -275,11 +272,14 @@ export class OutputFile {
 
   private failure(e: unknown): unknown {
     if (e instanceof BrokenPipe || e instanceof InputError || fsErrorCode(e) === null) return e;
-    if (fsErrorCode(e) === "EEXIST") return new InputError(`${this.path}: file exists (another writer created it just now)`);
+    if (fsErrorCode(e) === "EEXIST") {
+      return new InputError(`${this.path}: file exists (another writer created it just now)`);
+    }
     return new InputError(`${this.path === "-" ? "standard output" : this.path}: cannot write: ${describeFsError(e)}`);
   }
 
   private writeRaw(s: string | Uint8Array): void {
+    if (this.terminal) s = forTerminal(typeof s === "string" ? s : new TextDecoder().decode(s));
     if (this.durable) {
       if (typeof s !== "string") return writeAllSync(this.fd, s);
       if (this.scratch.length < s.length * 3) this.scratch = new Uint8Array(Math.max(s.length * 3, 65536));

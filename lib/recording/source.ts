@@ -60,7 +60,9 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
  * Regular files keep the synchronous read, which never waits long and is faster.
  */
 function readAsync(fd: number, buf: Uint8Array): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(e) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    fs.read(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(e) : resolve(n)))
+  );
 }
 
 /** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */

@@ -13,6 +13,7 @@
 // `scale` multiplies every duration (0.25 = four times faster).
 
 import * as fs from "node:fs";
+import { raw } from "../stdio.ts";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { parseQueryReplyBody } from "../osc7501/parse.ts";
@@ -111,7 +112,7 @@ class Tty {
   }
 
   out(s: string): void {
-    fs.writeSync(1, te.encode(s));
+    raw("sim agent", s);
   }
 
   /** The true state, to $PSTLAB_LABELS when recorded by pstlab (before the screen shows it). */
