@@ -68,6 +68,36 @@ export function writeDense(file: string, seconds: number): void {
   o.close();
 }
 
+/**
+ * The second dense shape (issue 25), to `bytes` bytes: every event redraws a spinner
+ * line with \r + ESC[2K and a 256-colour SGR, jumps the cursor to row i%30, column
+ * i%100, and writes 10–200 bytes of text; every 50 events a newline and an 80-byte log
+ * line. 10 ms apart.
+ */
+export function writeJumpy(file: string, bytes: number): void {
+  const o = OutputFile.open(file, { overwrite: true });
+  const w = new AsciicastWriter(o, 3);
+  w.header({ cols: 120, rows: 32, command: "claude" });
+  // The truth: working throughout (the shape has no prompt; every detector is scored on it).
+  w.event({ t: 0, kind: "marker", label: "truth:working" });
+  let size = 0, t = 0;
+  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
+  for (let i = 0; size < bytes; i++) {
+    t = Math.round(i * 10) / 1000;
+    const n = 10 + ((i * 7919) % 191);
+    const text = words.repeat(3).slice(i % 40, i % 40 + n);
+    let s = `\r\x1b[2K\x1b[38;5;${i % 256}m${FRAMES[i % FRAMES.length]}\x1b[0m Pondering… (${
+      Math.floor(t)
+    }s · esc to interrupt)\x1b[${(i % 30) + 1};${(i % 100) + 1}H${text}`;
+    if (i % 50 === 49) s += `\r\n${`log ${i} `.padEnd(80, "=")}\r\n`;
+    const b = te.encode(s);
+    size += b.length;
+    w.event({ t, kind: "output", bytes: b });
+  }
+  w.end(t);
+  o.close();
+}
+
 const { Terminal } = xterm as unknown as {
   Terminal: new (
     o: Record<string, unknown>,
@@ -165,6 +195,13 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     "≥ 0.5",
     r >= 0.5,
     `reading + emulating with no detector alone: ${(raw / fl.apply).toFixed(2)}`,
+  );
+  // The floor on its own (issue 25's table): read + screen + OSC 7501 parser + tail.
+  goal(
+    "the floor: read + screen + OSC 7501 parser + tail, no detector, vs raw @xterm/headless parsing",
+    `${(raw / fl.apply).toFixed(2)} (${fl.apply.toFixed(2)} s vs ${raw.toFixed(2)} s)`,
+    "≥ 0.7",
+    raw / fl.apply >= 0.7,
   );
   const gap = path.join(dir, "gap.cast");
   fs.writeFileSync(

@@ -72,8 +72,11 @@ const summary = [
   ),
   "",
 ];
+// Hand-written notes (per-issue before/after, measured by hand): kept across runs.
+const notesFile = path.join(here, "NOTES.md");
+const notes = fs.existsSync(notesFile) ? [fs.readFileSync(notesFile, "utf8")] : [];
 console.log([...summary, ...sections].join("\n"));
 if (chosen.length === all.length) {
-  fs.writeFileSync(path.join(here, "RESULTS.md"), [...head, ...summary, ...sections].join("\n"));
+  fs.writeFileSync(path.join(here, "RESULTS.md"), [...head, ...summary, ...notes, ...sections].join("\n"));
   console.log("wrote bench/RESULTS.md");
 }

@@ -18,7 +18,9 @@ export function selfArgv(): string[] {
   const g = globalThis as { Deno?: unknown };
   const script = process.argv[1] ?? "";
   if (isCompiled()) return [process.execPath];
-  const main = script.endsWith("main.ts") ? script : path.resolve(import.meta.dirname ?? ".", "../main.ts");
+  const main = script.endsWith("main.ts")
+    ? path.resolve(script)
+    : path.resolve(import.meta.dirname ?? ".", "../main.ts");
   if (g.Deno) return [process.execPath, "run", "-A", "--no-check", "--quiet", main];
   return [process.execPath, main];
 }

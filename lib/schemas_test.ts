@@ -9,9 +9,15 @@ import { cli, ROOT } from "./testkit.ts";
 import { validator } from "./foreign_json.ts";
 import { REPORT_JSON_SCHEMA } from "./report/schema.ts";
 import { SHARD_SCHEMA } from "./score/shard_schema.ts";
-import { CHECK_JSON_SCHEMA } from "./check/schema.ts";
+import { CHECK_JSON_SCHEMA, MATRIX_JSON_SCHEMA } from "./check/schema.ts";
 
-const SCHEMAS = { report: REPORT_JSON_SCHEMA, shard: SHARD_SCHEMA, check: CHECK_JSON_SCHEMA };
+// check-matrix's documents are validated where they are made (lib/cli/check_matrix_test.ts).
+const SCHEMAS = {
+  report: REPORT_JSON_SCHEMA,
+  shard: SHARD_SCHEMA,
+  check: CHECK_JSON_SCHEMA,
+  "check-matrix": MATRIX_JSON_SCHEMA,
+};
 const text = (s: unknown) => JSON.stringify(s, null, 2) + "\n";
 
 test("docs/schemas/*.json are the schemas pstlab validates with", () => {

@@ -93,3 +93,8 @@ export function alignRows(rows: string[][], rightAlign: Set<number> = new Set())
     }).join("  ").trimEnd()
   );
 }
+
+/** "1 event", "2 events": a count with its noun, singular for one ("queries" needs its plural given). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

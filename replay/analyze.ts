@@ -12,7 +12,13 @@ import type { Timeline } from "../lib/detect/timeline.ts";
 import { sampleDetectors } from "./clock.ts";
 import { type DetectorScore, score, truthLists } from "../lib/score/metrics.ts";
 import { type DrawnTimeline, drawnTimeline, drawnTruth, type FileResult } from "../lib/score/result.ts";
-import { type Truth, truthFromLabelsFile, truthFromMarkers, truthFromTimeline } from "../lib/score/truth.ts";
+import {
+  labelWarnings,
+  type Truth,
+  truthFromLabelsFile,
+  truthFromMarkers,
+  truthFromTimeline,
+} from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
 import { detached } from "../lib/text.ts";
@@ -148,7 +154,7 @@ export async function analyzeFile(
     ...(drawnTruthLane.changes === undefined ? {} : { truthChanges: drawnTruthLane.changes }),
     blockedEpisodes: scores[0]?.episodes.length ?? 0,
     scores,
-    warnings: rec.warnings,
+    warnings: [...rec.warnings, ...labelWarnings(truth, end, path)],
     timelines: drawn,
   };
 }

@@ -12,7 +12,8 @@ import { type ProtocolEvent, Tracker } from "../lib/osc7501/tracker.ts";
 import { runDetectors } from "./clock.ts";
 import { sha256File } from "./analyze.ts";
 import { MIN_TERMINAL_RECORDS, type ProtocolLog, specLint } from "../lib/check/spec_lint.ts";
-import { agreement } from "../lib/check/agreement.ts";
+import { agreement, promptLatencies } from "../lib/check/agreement.ts";
+import { hookAgreement } from "../lib/check/hooks.ts";
 import { compareGolden, transitions } from "../lib/check/golden.ts";
 import { evaluateRules, type Rule } from "../lib/check/rules.ts";
 import type { FileCheck } from "../lib/check/findings.ts";
@@ -30,8 +31,12 @@ export interface CaptureRead {
   log: ProtocolLog;
   protocol: Timeline;
   screen: Timeline;
+  /** The hooks detector's timeline ("no hook data" throughout on a capture without hooks). */
+  hooks: Timeline;
   end: number;
   manifest: { name: string; why: string };
+  /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
+  answerDelay?: number;
 }
 
 /** One pass over a capture: protocol log and both timelines. */
@@ -44,6 +49,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const detectors = [
     createDetector("protocol", resolveManifest),
     createDetector(`screen:${chosen.name}@50ms`, resolveManifest),
+    createDetector("hooks", resolveManifest),
   ];
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
@@ -58,15 +64,32 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   });
   tracker.end(end);
   const queryAnswered = rec.header.provenance?.query_answered ?? null;
-  const term = rec.header.env?.TERM ?? rec.header.termType ?? "";
-  const insideTmux = rec.header.env?.TMUX !== undefined || /^(tmux|screen)\b/.test(term);
+  // Whether pstlab itself ran inside tmux does not matter: the program wrote to pstlab's pty.
+  // What matters is a multiplexer *between* the program and pstlab, i.e. the recorded command.
+  const multiplexer = multiplexerOf(rec.header.command ?? "");
   return {
-    log: { events, exit, overflow, queryAnswered, insideTmux, end },
+    log: { events, exit, overflow, queryAnswered, multiplexer, end },
     protocol: timelines[0],
     screen: timelines[1],
+    hooks: timelines[2],
     end,
     manifest: chosen,
+    answerDelay: typeof rec.header.provenance?.query_answer_delay_s === "number"
+      ? rec.header.provenance.query_answer_delay_s
+      : undefined,
   };
+}
+
+const MULTIPLEXERS = new Set(["tmux", "screen", "zellij", "byobu"]);
+
+/** The multiplexer a recorded command line runs (`tmux new-session ./x`, `env A=1 /usr/bin/tmux …`), or null. */
+export function multiplexerOf(command: string): string | null {
+  const words = command.split(/\s+/).filter(Boolean).map((w) => w.replace(/^'(.*)'$/, "$1"));
+  let i = 0;
+  if (words[i] !== undefined && /(^|\/)env$/.test(words[i])) i++;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) i++;
+  const name = (words[i] ?? "").split("/").pop() ?? "";
+  return MULTIPLEXERS.has(name) ? name : null;
 }
 
 export async function checkFile(path: string, o: CheckOptions): Promise<FileCheck> {
@@ -74,6 +97,7 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
   const findings = [
     ...specLint(c.log),
     ...agreement(c.protocol, c.screen, c.end, o.tolerance),
+    ...hookAgreement(c.protocol, c.hooks, c.end, o.tolerance),
     ...(o.golden
       ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name)
       : []),
@@ -81,12 +105,28 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
       ? evaluateRules(o.rules.rules, o.rules.file, c.log, { screen: c.screen, protocol: c.protocol }, c.end)
       : []),
   ].sort((a, b) => a.start - b.start);
+  const reports = c.log.events.filter((e) => e.type === "report" && e.source === "osc7501").length;
+  const queries = c.log.events.filter((e) => e.type === "query").length;
+  // docs/osc7501.md §5: a program may stay silent until its query is answered. One that asked, got
+  // no answer in time (none, or a late one) and reported nothing made a documented choice: its
+  // unreported prompts are warnings, not violations. Garbage or a hang stays a violation.
+  if (reports === 0 && queries > 0 && (c.log.queryAnswered === false || (c.answerDelay ?? 0) > 0)) {
+    for (const f of findings) {
+      if (f.check === "prompt-unreported") {
+        f.severity = "warning";
+        f.message += " (the program asked, got no answer in time and reports nothing: a documented choice)";
+      }
+    }
+  }
   return {
     path,
     sha256: sha256File(path),
     duration: c.end,
     manifest: c.manifest,
-    reports: c.log.events.filter((e) => e.type === "report" && e.source === "osc7501").length,
+    reports,
+    queries,
     findings,
+    latencies: promptLatencies(c.protocol, c.screen, c.end, o.tolerance),
+    transitions: transitions(c.log.events),
   };
 }

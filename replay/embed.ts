@@ -15,6 +15,11 @@ function fileSize(path: string): number {
 }
 
 export const MAX_EMBED_BYTES = 64 << 20;
+/**
+ * What one HTML page embeds in all: past it the remaining captures get no player (60
+ * captures once made an 89 MB page that a browser opens slowly, if at all).
+ */
+export const TOTAL_EMBED_BYTES = 48 << 20;
 
 export async function castText(path: string, open: OpenOptions, max = MAX_EMBED_BYTES): Promise<string | null> {
   if (path === "-") return null;

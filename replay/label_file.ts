@@ -1,7 +1,9 @@
 // `play --label OUT.tsv`: truth labels taken while watching, at the capture time shown.
 // The file is `seconds<TAB>state[<TAB>kind]` (what `report --labels` reads), kept sorted;
-// an existing file is continued; `u` undoes the last label taken; the file is written
-// whole, through a temporary file, when playback ends.
+// an existing file is continued (its comments kept at the top); `u` undoes the last
+// label taken, `x` deletes the label nearest the time shown. The file is rewritten
+// whole, through a temporary file, after every change: a player killed by SIGHUP or
+// SIGTERM (a closed terminal) leaves every label taken, and never half a file.
 
 import * as fs from "node:fs";
 import { LABEL_KEYS } from "../lib/recording/model.ts";
@@ -18,6 +20,8 @@ export interface LabelLine {
 export class LabelFile {
   readonly lines: LabelLine[] = [];
   private taken: LabelLine[] = [];
+  /** The continued file's comment lines, written back first. */
+  private comments: string[] = [];
   readonly existing: number;
 
   constructor(readonly path: string) {
@@ -26,6 +30,7 @@ export class LabelFile {
       truthFromLabelsFile(text, path); // validates: one line, file:line on anything wrong
       for (const l of text.split("\n")) {
         const f = l.replace(/\r$/, "").split("\t");
+        if (l.startsWith("#")) this.comments.push(l.replace(/\r$/, ""));
         if (l.trim() === "" || l.startsWith("#")) continue;
         this.lines.push({ t: Number(f[0]), state: f[1].trim(), kind: f[2]?.trim() || null });
       }
@@ -33,13 +38,31 @@ export class LabelFile {
     this.existing = this.lines.length;
   }
 
-  /** A key pressed at capture time t: a label (returned), `u` an undo; null for other keys. */
+  /**
+   * A key pressed at capture time t: a label (what was done is returned), `u` an undo,
+   * `x` deletes the label nearest t; null for other keys. The file is written at once.
+   */
   key(ch: string, t: number): string | null {
+    const said = this.apply(ch, t);
+    if (said !== null) this.write();
+    return said;
+  }
+
+  private apply(ch: string, t: number): string | null {
+    const name = (l: LabelLine) => `${l.state}${l.kind ? `:${l.kind}` : ""} at ${l.t.toFixed(2)} s`;
     if (ch === "u") {
       const last = this.taken.pop();
       if (!last) return null;
       this.lines.splice(this.lines.lastIndexOf(last), 1);
-      return `undone ${last.state}${last.kind ? `:${last.kind}` : ""} at ${last.t.toFixed(2)} s`;
+      return `undone ${name(last)}`;
+    }
+    if (ch === "x") {
+      const near = this.nearest(t);
+      if (near < 0) return null;
+      const [gone] = this.lines.splice(near, 1);
+      const i = this.taken.indexOf(gone);
+      if (i >= 0) this.taken.splice(i, 1);
+      return `deleted ${name(gone)}`;
     }
     const label = LABEL_KEYS[ch];
     if (!label) return null;
@@ -48,6 +71,28 @@ export class LabelFile {
     this.lines.push(line);
     this.taken.push(line);
     return `${state}${kind ? `:${kind}` : ""} at ${line.t.toFixed(2)} s`;
+  }
+
+  /** Index in `lines` of the label nearest t (the later one on a tie); -1 when there is none. */
+  nearest(t: number): number {
+    let best = -1;
+    this.lines.forEach((l, i) => {
+      if (best < 0 || Math.abs(l.t - t) <= Math.abs(this.lines[best].t - t)) best = i;
+    });
+    return best;
+  }
+
+  /** The labels around t for the panel, `▸` at the one in force: up to `n` lines. */
+  around(t: number, n = 5): string[] {
+    const sorted = [...this.lines].sort((a, b) => a.t - b.t);
+    let cur = -1;
+    sorted.forEach((l, i) => {
+      if (l.t <= t + 1e-9) cur = i;
+    });
+    const from = Math.max(0, Math.min(cur - Math.floor((n - 1) / 2), sorted.length - n));
+    return sorted.slice(from, from + n).map((l, i) =>
+      `${from + i === cur ? "▸" : " "} ${l.t.toFixed(2).padStart(8)}  ${l.state}${l.kind ? `:${l.kind}` : ""}`
+    );
   }
 
   /** The label in force at t (for the side-by-side panel). */
@@ -63,7 +108,11 @@ export class LabelFile {
   /** Sorted by time (a stable sort keeps the order labels were taken at the same time). */
   write(): void {
     const sorted = [...this.lines].sort((a, b) => a.t - b.t);
-    OutputFile.writeAll(this.path, sorted.map((l) => `${l.t}\t${l.state}${l.kind ? `\t${l.kind}` : ""}\n`).join(""));
+    OutputFile.writeAll(
+      this.path,
+      this.comments.map((c) => `${c}\n`).join("") +
+        sorted.map((l) => `${l.t}\t${l.state}${l.kind ? `\t${l.kind}` : ""}\n`).join(""),
+    );
   }
 
   summary(): string {

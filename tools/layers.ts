@@ -10,11 +10,15 @@ import * as path from "node:path";
 /**
  * The layers in the order data flows, upstream first: a layer may import only layers
  * listed before it. A new folder gets its place here. `lib` is the floor (errors, text,
- * units, runtime, version); `fixtures/manifests` the bundled text lib/detect imports;
+ * units, runtime, version); `fixtures/manifests` the bundled text lib/detect imports,
+ * `fixtures/captures` the demo's bundled capture;
  * `.` is main.ts.
  */
 export const ORDER = [
-  ..."lib lib/regex lib/osc7501 lib/pty fixtures/manifests lib/recording lib/screen lib/detect lib/score".split(" "),
+  ..."lib lib/regex lib/osc7501 lib/pty fixtures/manifests fixtures/captures lib/recording lib/screen lib/detect".split(
+    " ",
+  ),
+  "lib/score",
   ..."lib/report lib/check lib/session lib/sim replay bench lib/cli . tools".split(" "),
 ];
 
@@ -34,13 +38,13 @@ export const USES: Record<string, string[]> = Object.fromEntries(
     "lib/detect": "lib lib/regex lib/osc7501 fixtures/manifests lib/recording lib/screen",
     "lib/score": "lib lib/recording lib/detect",
     "lib/report": "lib lib/osc7501 lib/recording lib/detect lib/score",
-    "lib/check": "lib lib/osc7501 lib/recording lib/detect",
-    "lib/session": "lib lib/osc7501 lib/pty lib/recording lib/screen",
+    "lib/check": "lib lib/osc7501 lib/recording lib/detect lib/score",
+    "lib/session": "lib lib/regex lib/osc7501 lib/pty lib/recording lib/screen",
     "lib/sim": "lib lib/osc7501",
     "replay": "lib lib/osc7501 lib/recording lib/detect lib/score lib/check",
     "bench": "lib lib/osc7501 lib/recording lib/screen lib/detect lib/sim replay",
     "lib/cli":
-      "lib lib/osc7501 lib/pty lib/recording lib/detect lib/score lib/report lib/check lib/session lib/sim replay",
+      "lib lib/osc7501 lib/pty fixtures/captures lib/recording lib/detect lib/score lib/report lib/check lib/session lib/sim replay",
     ".": "lib lib/osc7501 lib/cli",
     "tools": "",
   }).map(([layer, uses]) => [layer, uses ? uses.split(" ") : []]),

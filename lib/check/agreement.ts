@@ -19,10 +19,17 @@ export function agreement(protocol: Timeline, screen: Timeline, end: number, tol
   const out: Finding[] = [];
   const prompts = intervalsOf(screen, end, (v) => v.needsYou).filter((s) => s.end - s.start >= SCREEN_GRACE);
   const blocked = intervalsOf(protocol, end, (v) => v.needsYou);
-  for (const s of prompts) out.push(...promptFindings(s, blocked, tolerance));
-  // Blocked with no prompt anywhere near: a late report after the prompt went, or a prompt the rules do not know.
   const allPrompts = intervalsOf(screen, end, (v) => v.needsYou);
+  // A blocked report that arrives only after its prompt was answered belongs to that prompt: it is
+  // late, not missing, and its interval is not a second, unrelated "blocked while no prompt".
+  const claimed = new Set<Interval>();
+  prompts.forEach((s, i) => {
+    const next = prompts[i + 1]?.start ?? Infinity;
+    out.push(...promptFindings(s, blocked, tolerance, next, allPrompts, claimed));
+  });
+  // Blocked with no prompt anywhere near: a prompt the rules do not know, or a report no prompt explains.
   for (const b of blocked) {
+    if (claimed.has(b)) continue;
     const near = allPrompts.some((s) => s.end > b.start - tolerance && s.start < b.end + tolerance);
     if (!near && b.end - b.start > tolerance) {
       out.push(
@@ -55,12 +62,41 @@ export function agreement(protocol: Timeline, screen: Timeline, end: number, tol
   return out;
 }
 
-function promptFindings(s: Interval, blocked: Interval[], tolerance: number): Finding[] {
+/**
+ * The findings for one prompt. With no blocked during it, the first blocked interval that starts
+ * after it was answered and before the next prompt (and touches no other prompt on screen) is its
+ * report arriving late; only when there is none did the protocol never report it.
+ */
+function promptFindings(
+  s: Interval,
+  blocked: Interval[],
+  tolerance: number,
+  next: number,
+  allPrompts: Interval[],
+  claimed: Set<Interval>,
+): Finding[] {
   const out: Finding[] = [];
   const during = blocked.filter((b) => b.end > s.start - tolerance && b.start < s.end);
   const shown = `the prompt shown ${fmtT(s.start)}–${fmtT(s.end)}`;
   if (during.length === 0) {
-    return [finding("prompt-unreported", s.start, s.end, `${shown}: the protocol never reported blocked`)];
+    const after = blocked.find((b) =>
+      b.start >= s.end && b.start < next && !claimed.has(b) &&
+      !allPrompts.some((o) => o !== s && o.start > s.end - 1e-9 && o.start < b.end + tolerance)
+    );
+    if (!after) return [finding("prompt-unreported", s.start, s.end, `${shown}: the protocol never reported blocked`)];
+    claimed.add(after);
+    return [
+      finding(
+        "prompt-late",
+        s.start,
+        after.start,
+        `${shown}: blocked reported ${(after.start - s.start).toFixed(2)} s after the prompt appeared and ${
+          (after.start - s.end).toFixed(2)
+        } s after it was answered (tolerance ${tolerance} s); then blocked ${
+          (after.end - after.start).toFixed(2)
+        } s with no prompt on screen`,
+      ),
+    ];
   }
   const first = during[0];
   if (first.start > s.start + tolerance) {
@@ -99,5 +135,24 @@ function promptFindings(s: Interval, blocked: Interval[], tolerance: number): Fi
       );
     }
   }
+  return out;
+}
+
+/**
+ * The protocol's latency relative to the screen, one value per prompt it reported: when blocked
+ * began minus when the prompt appeared (negative: reported before the screen showed it). The
+ * report counted is the first blocked that is still up within the tolerance before the prompt and
+ * starts before the next prompt (a late report after the prompt was answered counts, as in
+ * prompt-late). Prompts never reported have no value (prompt-unreported says so).
+ */
+export function promptLatencies(protocol: Timeline, screen: Timeline, end: number, tolerance: number): number[] {
+  const prompts = intervalsOf(screen, end, (v) => v.needsYou).filter((s) => s.end - s.start >= SCREEN_GRACE);
+  const blocked = intervalsOf(protocol, end, (v) => v.needsYou);
+  const out: number[] = [];
+  prompts.forEach((s, i) => {
+    const next = prompts[i + 1]?.start ?? Infinity;
+    const b = blocked.find((b) => b.end > s.start - tolerance && b.start < next);
+    if (b) out.push(b.start - s.start);
+  });
   return out;
 }

@@ -108,3 +108,98 @@ export function compareGolden(
   }
   return out.sort((a, b) => a.start - b.start);
 }
+
+/** Each transition's n-th occurrence of its (id, state, kind), so repeated runs line up by name. */
+function occurrences(run: Transition[]): Map<string, Transition> {
+  const seen = new Map<string, number>(), out = new Map<string, Transition>();
+  for (const x of run) {
+    const k = keyOf(x);
+    const n = (seen.get(k) ?? 0) + 1;
+    seen.set(k, n);
+    out.set(`${k}#${n}`, x);
+  }
+  return out;
+}
+
+function medianOf(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Per transition: its median time over the runs that have it, kept when at least half of them do. */
+function medians(runs: Transition[][]): Map<string, { t: number; x: Transition; runs: number }> {
+  const times = new Map<string, { ts: number[]; x: Transition }>();
+  for (const run of runs) {
+    for (const [k, x] of occurrences(run)) {
+      const e = times.get(k);
+      if (e) e.ts.push(x.t);
+      else times.set(k, { ts: [x.t], x });
+    }
+  }
+  const out = new Map<string, { t: number; x: Transition; runs: number }>();
+  for (const [k, e] of times) {
+    if (e.ts.length * 2 >= runs.length) out.set(k, { t: medianOf(e.ts), x: e.x, runs: e.ts.length });
+  }
+  return out;
+}
+
+/**
+ * `--repeat` with `--against GOLDEN_DIR`: each transition's median time over this cell's runs
+ * against its median over the golden runs, so a regression is told from the jitter of one run.
+ * A transition most golden runs have and most of these lack is missing; the reverse extra.
+ */
+export function compareMedians(
+  runs: Transition[][],
+  goldenRuns: Transition[][],
+  tolerance: number,
+  goldenName: string,
+): Finding[] {
+  const now = medians(runs), golden = medians(goldenRuns);
+  const out: Finding[] = [];
+  const of = (n: number, total: number) => `${n} of ${total} run${total === 1 ? "" : "s"}`;
+  for (const [k, g] of golden) {
+    const x = now.get(k);
+    if (!x) {
+      out.push(
+        finding(
+          "golden-missing",
+          g.t,
+          g.t,
+          `${show(g.x)} (golden median ${fmtT(g.t)}, in ${
+            of(g.runs, goldenRuns.length)
+          } of ${goldenName}) is in fewer than half of these ${runs.length} runs`,
+        ),
+      );
+      continue;
+    }
+    const dt = x.t - g.t;
+    if (Math.abs(dt) > tolerance) {
+      out.push(
+        finding(
+          "golden-timing",
+          Math.min(x.t, g.t),
+          Math.max(x.t, g.t),
+          `${show(x.x)}: median ${fmtT(x.t)} over ${of(x.runs, runs.length)}, ${Math.abs(dt).toFixed(2)} s ${
+            dt > 0 ? "later" : "earlier"
+          } than the golden median ${fmtT(g.t)} (${
+            of(g.runs, goldenRuns.length)
+          } of ${goldenName}; tolerance ${tolerance} s)`,
+        ),
+      );
+    }
+  }
+  for (const [k, x] of now) {
+    if (!golden.has(k)) {
+      out.push(
+        finding(
+          "golden-extra",
+          x.t,
+          x.t,
+          `${show(x.x)} (median ${fmtT(x.t)}, in ${of(x.runs, runs.length)}) is not in most runs of ${goldenName}`,
+        ),
+      );
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}

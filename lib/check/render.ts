@@ -3,7 +3,7 @@
 // markdown for an issue, with the capture's hash and the exact command.
 
 import { type CheckName, type CheckRun, CHECKS, counts, exitCodeOf, type Finding, type Severity } from "./findings.ts";
-import { disarm, mdCode, paint, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, paint, plural, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const CHECK_SCHEMA = 1;
@@ -25,9 +25,9 @@ export function renderCheckText(run: CheckRun, color = false): string {
   const out: string[] = [];
   for (const f of run.files) {
     out.push(
-      `${disarm(f.path)}: ${f.duration.toFixed(1)} s, ${f.reports} reports, screen rules ${f.manifest.name} (${
-        disarm(f.manifest.why)
-      })`,
+      `${disarm(f.path)}: ${f.duration.toFixed(1)} s, ${
+        plural(f.reports, "report")
+      }, screen rules ${f.manifest.name} (${disarm(f.manifest.why)})`,
     );
     for (const sev of ORDER) {
       const fs = f.findings.filter((x) => x.severity === sev);
@@ -129,7 +129,9 @@ export function renderCheckMarkdown(run: CheckRun): string {
   const out: string[] = [`**${md(summary(run))}**`, ""];
   for (const f of run.files) {
     out.push(
-      `${mdCode(f.path)} — ${f.duration.toFixed(1)} s, ${f.reports} reports, sha256 \`${f.sha256.slice(0, 16)}…\``,
+      `${mdCode(f.path)} — ${f.duration.toFixed(1)} s, ${plural(f.reports, "report")}, sha256 \`${
+        f.sha256.slice(0, 16)
+      }…\``,
       "",
     );
     if (!f.findings.length) out.push("No findings.", "");

@@ -4,6 +4,7 @@
 
 import { CHECK_SCHEMA } from "./render.ts";
 import { CHECKS } from "./findings.ts";
+import { DIMENSION_ORDER, MATRIX_SCHEMA } from "./matrix.ts";
 import { MAX_TIME } from "../recording/model.ts";
 
 const str = { type: "string" };
@@ -46,6 +47,68 @@ export const CHECK_JSON_SCHEMA = {
             start_s: secs,
             end_s: secs,
             message: str,
+          }),
+        },
+      }),
+    },
+  }),
+};
+
+const FINDING = obj({
+  check: { enum: Object.keys(CHECKS) },
+  severity: SEVERITY,
+  start_s: secs,
+  end_s: secs,
+  message: str,
+});
+const maybeSecs = { type: ["number", "null"], minimum: -MAX_TIME, maximum: MAX_TIME };
+
+/** `check --matrix … --format json` (matrix.ts renderMatrixJson), published as docs/schemas/check-matrix.json. */
+export const MATRIX_JSON_SCHEMA = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  title: "pstlab check --matrix --format json",
+  ...obj({
+    schema: { const: MATRIX_SCHEMA },
+    tool: obj({ name: str, version: str }),
+    passed: { type: "boolean" },
+    strict: { type: "boolean" },
+    tolerance_s: secs,
+    repeat: { type: "integer", minimum: 1 },
+    dimensions: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(DIMENSION_ORDER.map((d) => [d, { type: "array", items: str }])),
+    },
+    cells: {
+      type: "array",
+      items: obj({
+        cell: {
+          type: "object",
+          additionalProperties: false,
+          properties: Object.fromEntries(DIMENSION_ORDER.map((d) => [d, str])),
+        },
+        name: { type: "string", pattern: "^[A-Za-z0-9._-]+$" },
+        exit: { enum: [0, 1] },
+        findings: { type: "array", items: FINDING },
+        capture: str,
+        query: str,
+        latency: obj({ samples: count, median_s: maybeSecs, p95_s: maybeSecs, max_s: maybeSecs, spread_s: maybeSecs }),
+        cell_findings: { type: "array", items: FINDING },
+        finding_runs: {
+          type: "object",
+          additionalProperties: false,
+          properties: Object.fromEntries(Object.keys(CHECKS).map((c) => [c, count])),
+        },
+        runs: {
+          type: "array",
+          minItems: 1,
+          items: obj({
+            capture: str,
+            query: str,
+            reports: count,
+            duration_s: secs,
+            latencies_s: { type: "array", items: { type: "number" } },
+            findings: { type: "array", items: FINDING },
           }),
         },
       }),

@@ -19,15 +19,37 @@ export interface ProtocolLog {
   overflow: { t: number; count: number } | null;
   /** Whether the recorder answered the query (provenance), null when unknown. */
   queryAnswered: boolean | null;
-  /** The header says the program ran inside tmux (env TMUX, or TERM tmux… / screen…). */
-  insideTmux?: boolean;
+  /**
+   * The recorded command is a terminal multiplexer (tmux, screen…), so the program ran inside it and
+   * this capture holds what the multiplexer passed on to its own terminal.
+   */
+  multiplexer?: string | null;
   end: number;
 }
 
 const who = (id: string | null) => (id === null ? "(root)" : id);
 
+/** A dropped pair as quoted in a finding: controls already \\xNN (showBytes), long values cut. */
+function quote(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+interface DroppedGroup {
+  code: string;
+  key: string;
+  value: string;
+  why: string;
+  blockedKind: boolean;
+  first: number;
+  last: number;
+  count: number;
+}
+
 export function specLint(log: ProtocolLog): Finding[] {
   const out: Finding[] = [];
+  // Every pair a strict terminal drops from a report it applies, grouped by (reason, key, value):
+  // an emitter that sends the same bad pair in every report gets one line, with the count.
+  const dropped = new Map<string, DroppedGroup>();
   let reports = 0, plain = 0, wrapped = 0, queries = 0, firstPlain = 0;
   for (const e of log.events) {
     if (e.type === "discarded" || e.type === "ignored") {
@@ -37,7 +59,22 @@ export function specLint(log: ProtocolLog): Finding[] {
       reports++;
       if (e.depth > 0) wrapped++;
       else if (plain++ === 0) firstPlain = e.t;
-      if (e.state === "blocked" && e.kind === null) {
+      let badKind = false;
+      for (const n of e.notes) {
+        if (n.code === "empty-body") continue;
+        const blockedKind = n.code === "kind-dropped" && e.state === "blocked";
+        badKind ||= blockedKind;
+        const k = JSON.stringify([n.code, n.key, n.value, n.why, blockedKind]);
+        const g = dropped.get(k);
+        if (g) {
+          g.count++;
+          g.last = e.t;
+        } else {
+          dropped.set(k, { ...n, blockedKind, first: e.t, last: e.t, count: 1 });
+        }
+      }
+      // An invalid kind is reported as invalid (dropped-field), not as a missing one.
+      if (e.state === "blocked" && e.kind === null && !badKind) {
         out.push(
           finding("blocked-without-kind", e.t, e.t, `${who(e.id)} blocked without kind (permission, question or auth)`),
         );
@@ -50,6 +87,14 @@ export function specLint(log: ProtocolLog): Finding[] {
         }
       }
     }
+  }
+  for (const g of dropped.values()) {
+    const pair = g.value === "" && g.why === 'no "="' ? quote(g.key, 40) : `${quote(g.key, 24)}=${quote(g.value, 40)}`;
+    const times = g.count === 1 ? "" : ` (${g.count} reports, ${fmtT(g.first)}–${fmtT(g.last)})`;
+    const what = g.blockedKind
+      ? `blocked with an invalid kind: ${pair} dropped [${g.code}: ${g.why}], so a terminal shows blocked without kind`
+      : `${pair} dropped [${g.code}: ${g.why}]`;
+    out.push(finding("dropped-field", g.first, g.last, what + times));
   }
   if (log.exit) {
     const left = log.exit.live.filter((r) => r.state === "working" || r.state === "blocked");
@@ -74,25 +119,35 @@ export function specLint(log: ProtocolLog): Finding[] {
         "too-many-records",
         log.overflow.t,
         log.overflow.t,
-        `${log.overflow.count} live records (a terminal must keep only ${MIN_TERMINAL_RECORDS}; older ones may be evicted)`,
+        `${log.overflow.count} live records (a terminal need support only ${MIN_TERMINAL_RECORDS}: past that it may evict the least recently updated)`,
       ),
     );
   }
   // Unwrapped reports are right outside tmux (docs/osc7501.md §6: wrapping is for a program inside
-  // it), so they are worth a line only when the capture says tmux, or when the program
-  // wraps some reports and not others. The demo's correct emitter once drew this line.
-  if (plain > 0 && (log.insideTmux || wrapped > 0)) {
-    const why = log.insideTmux
-      ? "the capture was made inside tmux"
-      : `${wrapped} other${wrapped === 1 ? " is" : "s are"}`;
+  // it), and right too when pstlab itself runs in a tmux pane: the program writes to pstlab's pty.
+  // A program that wraps some reports and not others loses the plain ones inside tmux.
+  if (plain > 0 && wrapped > 0) {
     out.push(
       finding(
         "tmux-passthrough",
         firstPlain,
         log.end,
-        `${plain} report${
-          plain === 1 ? "" : "s"
-        } not wrapped for tmux passthrough, though ${why}: inside tmux they are dropped`,
+        `${plain} report${plain === 1 ? "" : "s"} not wrapped for tmux passthrough, though ${wrapped} other${
+          wrapped === 1 ? " is" : "s are"
+        }: inside tmux they are dropped`,
+      ),
+    );
+  }
+  const mux = log.multiplexer ? multiplexerNote(log.multiplexer) : "";
+  if (log.multiplexer) {
+    out.push(
+      finding(
+        "multiplexer",
+        0,
+        log.end,
+        `the recorded command is ${log.multiplexer}, a multiplexer: this capture holds what ${log.multiplexer} passed on (${reports} report${
+          reports === 1 ? "" : "s"
+        }, ${queries} quer${queries === 1 ? "y" : "ies"}). ${mux}`,
       ),
     );
   }
@@ -107,7 +162,9 @@ export function specLint(log: ProtocolLog): Finding[] {
         "no-reports",
         0,
         log.end,
-        "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
+        log.multiplexer
+          ? `no OSC 7501 query and no report in the whole capture, and the recorded command is ${log.multiplexer}, which drops them unless the program wraps them for it (see multiplexer)`
+          : "no OSC 7501 query and no report in the whole capture: is the emitter on, and is this the right file?",
       ),
     );
   }
@@ -115,6 +172,13 @@ export function specLint(log: ProtocolLog): Finding[] {
     out.push(finding("query", 0, log.end, "the query was answered but no report was ever sent"));
   }
   return out;
+}
+
+/** What a multiplexer between the program and the recorder does to the protocol. */
+function multiplexerNote(name: string): string {
+  return name === "tmux"
+    ? "tmux drops OSC 7501 reports that are not wrapped for passthrough (DCS tmux;), drops wrapped ones too unless allow-passthrough is on, and neither answers nor forwards an unwrapped query"
+    : `${name} drops OSC sequences it does not know unless the program wraps them for its passthrough`;
 }
 
 export { fmtT };

@@ -7,10 +7,11 @@ import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "cat",
-  summary: "concatenate captures into one (resize events inserted where sizes differ)",
+  summary: summaryOf("cat"),
   synopsis: "A B …",
   options: {
     output: OUTPUT,

@@ -12,7 +12,9 @@ import {
   INPUT_OPTIONS,
   inputFile,
   MANIFEST,
+  number,
   OUTPUT,
+  repeated,
   text,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
@@ -24,14 +26,33 @@ import { parseRules } from "../check/rules.ts";
 import { type CheckRun, CHECKS, exitCodeOf } from "../check/findings.ts";
 import { renderCheckJson, renderCheckJunit, renderCheckMarkdown, renderCheckText } from "../check/render.ts";
 import { readTextFile } from "../recording/source.ts";
+import { summaryOf } from "./commands.ts";
+import type { Opt, Values } from "./options.ts";
+import { UsageError } from "../errors.ts";
+import { parseDuration } from "../units.ts";
+import { disarm } from "../text.ts";
+import {
+  type MatrixDim,
+  matrixExit,
+  parseMatrixArg,
+  renderMatrixJson,
+  renderMatrixJunit,
+  renderMatrixMarkdown,
+  renderMatrixText,
+} from "../check/matrix.ts";
+import { runMatrix } from "./check_matrix.ts";
+import { err } from "./common.ts";
+import * as fs from "node:fs";
+import * as path from "node:path";
 
 const FORMATS = ["text", "json", "junit", "markdown"] as const;
 type CheckFormat = (typeof FORMATS)[number];
+type CheckValues = Values<typeof spec.options>;
 const BY_EXTENSION: Record<string, CheckFormat> = { ".json": "json", ".xml": "junit", ".md": "markdown" };
 
 export const spec = {
   name: "check",
-  summary: "check an emitter's capture: spec lint, agreement with the screen, a golden capture, assertions",
+  summary: summaryOf("check"),
   synopsis: "FILE…",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
@@ -39,14 +60,51 @@ export const spec = {
       "FILE",
       "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state",
     ),
-    against: text("GOLDEN", "a known-good capture of the same scripted scenario: compare the transitions"),
+    against: inputFile(
+      "GOLDEN",
+      "a known-good capture of the same scripted scenario: compare the transitions;\nwith --script also a folder of golden runs (a previous -o DIR): per-cell medians",
+    ),
     tolerance: duration(
       "DURATION",
       "how late the protocol may follow the screen, or a transition the golden (default 500ms)",
     ),
     format: choice("FORMAT", FORMATS, "text (default), json, junit, markdown (default: from -o's extension)"),
-    output: OUTPUT,
+    output: {
+      ...OUTPUT,
+      help:
+        "write here (default stdout; `-` is stdout); with --script: the folder for the cells'\ncaptures and report (default pstlab-matrix)",
+    },
     strict: flag("warnings fail too (exit 1)"),
+    script: inputFile(
+      "FILE",
+      "record COMMAND (after --) headless, driven by this record --script, and check\nthe recording: once per --matrix cell and --repeat run",
+    ),
+    matrix: {
+      ...repeated(
+        "DIM=V1,V2…",
+        "one per dimension, the cells are their product: query=answered,late:2s,none\ntmux=off,passthrough,plain term=xterm-256color,pst,dumb size=80x24,120x32",
+      ),
+      parse: (raw: string) => parseMatrixArg(raw),
+      requires: ["script"],
+    } as Opt<MatrixDim> & { multiple: true },
+    repeat: {
+      ...number("N", "record each cell N times: latency median/p95/max/spread, runs per finding", {
+        min: 1,
+        max: 100,
+        integer: true,
+      }),
+      requires: ["script"],
+    },
+    "cell-timeout": {
+      ...duration("DURATION", "stop a cell's program after this long and call it hung (default 60s)"),
+      parse: (raw: string, f: string) => {
+        const d = parseDuration(raw, f);
+        if (d < 1 || d > 86400) throw new UsageError(`${f} must be between 1s and 24h`);
+        return d;
+      },
+      requires: ["script"],
+    },
+    detail: { ...flag("with --script: every cell's findings after the table"), requires: ["script"] },
     ...INPUT_OPTIONS,
   },
   positionals: AT_LEAST_ONE_FILE,
@@ -57,17 +115,30 @@ export const spec = {
     "not counted; disagreements are reported after 5 s; a flap is a gap under 250 ms.",
     "Exit 0 when there is no violation, 1 when there is (or a warning, with --strict), 2 for",
     "bad usage or unreadable input.",
+    "",
+    "With --script, the positionals are a COMMAND (after --): it is recorded headless, driven",
+    "by the script, once per cell of the --matrix dimensions (and --repeat times), each",
+    "recording kept as DIR/<cell>.cast (-o DIR, default pstlab-matrix), and every recording",
+    "checked. Output: one row per cell (exit, V/W/I counts, the program's OSC 7501 queries as",
+    "pstlab saw them and how it answered, LATENCY = when the protocol reported blocked minus",
+    "when the screen showed the prompt, and the findings); --format json/junit/markdown;",
+    "the same report is written to DIR/report.{txt,json,xml,md}. tmux= needs tmux, term=pst",
+    "needs tic (ncurses-bin). A program that asks, gets no answer and reports nothing made a",
+    "documented choice (a warning); one that hangs or reports garbage fails.",
   ],
   examples: [
     "pstlab check session.cast",
     "pstlab check ci.cast --against fixtures/golden.cast --format junit -o check.xml",
     "pstlab check ci.cast --rules expect.toml --strict",
     "pstlab check fixtures/captures/sim-late.cast --format markdown",
+    "pstlab check --matrix query=answered,none --matrix tmux=off,passthrough --script s.txt -o cells -- ./emitter",
+    "pstlab check --repeat 5 --script s.txt --format json -- ./emitter",
   ],
 };
 
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
+  if (v.script) return await matrixCommand(p);
   const format = formatFor(v.format, v.output, BY_EXTENSION, "text");
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
@@ -102,3 +173,50 @@ export const command = defineCommand(spec, async (p) => {
   if (code !== 0) throw new ExitCode(code);
   return 0;
 });
+
+const EXT: Record<CheckFormat, string> = { text: "txt", json: "json", junit: "xml", markdown: "md" };
+
+/** --script (with --matrix / --repeat): record the command per cell, check each recording. */
+async function matrixCommand(p: { values: CheckValues; positionals: string[]; argv: string[] }): Promise<number> {
+  const v = p.values;
+  const format = v.format ?? "text";
+  const manifest = v.manifest ?? AUTO;
+  if (manifest !== AUTO) resolveManifest(manifest);
+  const tolerance = v.tolerance ?? 0.5;
+  // A folder of golden runs is compared by medians per cell; one golden capture run by run.
+  const goldenDir = v.against && fs.existsSync(v.against) && fs.statSync(v.against).isDirectory()
+    ? v.against
+    : undefined;
+  const rules = v.rules ? { file: v.rules, rules: parseRules(readTextFile(v.rules), v.rules) } : undefined;
+  const golden = v.against && !goldenDir
+    ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log }
+    : undefined;
+  const dir = v.output ?? "pstlab-matrix";
+  if (dir === "-") throw new UsageError("check: with --script, -o names the folder for the cells' captures");
+  const m = await runMatrix({
+    dims: v.matrix ?? [],
+    script: v.script!,
+    command: p.positionals,
+    dir,
+    repeat: v.repeat ?? 1,
+    cellTimeout: v["cell-timeout"] ?? 60,
+    strict: !!v.strict,
+    check: { manifest, tolerance, open: {}, golden, rules },
+    goldenDir,
+    argv: ["check", ...p.argv],
+    log: (line) => err(`pstlab: ${disarm(line)}\n`),
+  });
+  const render = (f: CheckFormat, color: boolean) =>
+    f === "json"
+      ? renderMatrixJson(m)
+      : f === "junit"
+      ? renderMatrixJunit(m)
+      : f === "markdown"
+      ? renderMatrixMarkdown(m)
+      : renderMatrixText(m, color, !!v.detail);
+  writeText(path.join(dir, `report.${EXT[format]}`), render(format, false));
+  writeText("-", render(format, colorEnabled(1)));
+  const code = matrixExit(m);
+  if (code !== 0) throw new ExitCode(code);
+  return 0;
+}

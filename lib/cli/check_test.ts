@@ -82,22 +82,34 @@ describe("each finding on a tiny capture", () => {
     assert.match(r.found("discarded-report")[0].message, /bad-base64/);
     assert.equal(r.found("blocked-without-kind").length, 1);
     assert.equal(r.found("invisible-text").length, 1);
-    // Plain reports are right outside tmux: no line unless the capture says tmux…
+    // Plain reports are right outside tmux, and right when pstlab itself ran in a tmux pane (the
+    // program wrote to pstlab's pty, not to tmux): no line either way.
     assert.equal(r.found("tmux-passthrough").length, 0);
     const plain = [[0.1, "o", R("state=idle")], [0.1, "x", "0"]];
     for (
       const env of [{ TERM: "tmux-256color" }, { TERM: "screen" }, { TERM: "xterm", TMUX: "/tmp/tmux-0/default,1,0" }]
     ) {
+      const inPane = check([capture(plain, { ...claude, env })]);
+      assert.equal(inPane.found("tmux-passthrough").length, 0, JSON.stringify(env));
+      assert.equal(inPane.found("multiplexer").length, 0, JSON.stringify(env));
+    }
+    // Recorded *through* tmux: the command is the multiplexer, and check says what it drops.
+    for (const command of ["tmux new-session ./emitter", "env A=1 /usr/bin/tmux -L x new -A", "'tmux' new"]) {
+      const through = check([capture(plain, { ...claude, command })]);
       assert.match(
-        check([capture(plain, { ...claude, env })]).found("tmux-passthrough")[0]?.message ?? "",
-        /inside tmux/,
-        JSON.stringify(env),
+        through.found("multiplexer")[0]?.message ?? "",
+        /recorded command is tmux, a multiplexer.*1 report, 0 queries.*not wrapped for passthrough/,
+        command,
+      );
+      const silent = check([capture([[0.5, "o", "hello\r\n"], [0.1, "x", "0"]], { ...claude, command })]);
+      assert.match(
+        silent.found("no-reports")[0].message,
+        /the recorded command is tmux, which drops them unless the program wraps them/,
       );
     }
-    assert.equal(
-      check([capture(plain, { ...claude, env: { TERM: "xterm-256color" } })]).found("tmux-passthrough").length,
-      0,
-    );
+    for (const command of ["./tmuxify", "claude --tmux", "screenshot"]) {
+      assert.equal(check([capture(plain, { ...claude, command })]).found("multiplexer").length, 0, command);
+    }
     // …or the program wraps some reports and not others.
     const wrap = (body: string) => new TextDecoder().decode(wrapTmux(new TextEncoder().encode(R(body))));
     assert.equal(
@@ -109,6 +121,49 @@ describe("each finding on a tiny capture", () => {
         "tmux-passthrough",
       )[0].message,
       /1 report not wrapped .*1 other is/,
+    );
+  });
+  test("dropped-field: each pair a strict terminal drops, named with its reason; grouped; fails under --strict", () => {
+    const bad = "state=blocked:msg=!!notbase64:App=x:progress=150:kind=perm";
+    const c = capture([
+      [0.1, "o", PROMPT + R(bad)],
+      [0.5, "o", R(bad)],
+      [0.5, "o", IDLE + R("state=idle:kind=question:bad=\x01[31m")],
+      [0.1, "o", R(`state=working:progress=50:newkey=1:title=${"A".repeat(100)}!`)],
+      [0.1, "o", R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const r = check([c]);
+    const msgs = r.found("dropped-field").map((f: { message: string }) => f.message);
+    const one = (re: RegExp) =>
+      assert.equal(msgs.filter((m: string) => re.test(m)).length, 1, `${re}\n${msgs.join("\n")}`);
+    one(/^msg=!!notbase64 dropped \[malformed-pair: value has bytes outside .*\] \(2 reports, 0\.10 s–0\.60 s\)$/);
+    one(/^App=x dropped \[malformed-pair: key must be \[a-z\]\+\] \(2 reports/);
+    one(/^progress=150 dropped \[progress-dropped: not an integer 0–100\] \(2 reports/);
+    one(/^blocked with an invalid kind: kind=perm dropped \[kind-dropped: not permission, question or auth\]/);
+    one(/^kind=question dropped \[kind-dropped: kind applies only to blocked\]$/);
+    one(/^newkey=1 dropped \[unknown-key: unknown key\]$/);
+    one(/^title=A{40}… dropped \[malformed-pair/);
+    one(/^bad=\\x01\[31m dropped \[raw-control: value has bytes outside/);
+    // An invalid kind is not a missing one.
+    assert.deepEqual(r.found("blocked-without-kind"), []);
+    // Warnings only: exit 0, and 1 under --strict.
+    assert.equal(r.code, 0, msgs.join("\n"));
+    assert.equal(cli(["check", c, "--strict"]).code, 1);
+    // No raw control byte reaches the terminal from a dropped pair.
+    for (const m of msgs) assert.doesNotMatch(m, /[\x00-\x1f\x7f]/);
+    // A missing kind is still blocked-without-kind.
+    const missing = capture([[0.1, "o", PROMPT + R("state=blocked")], [0.5, "o", IDLE + R("state=idle")], [
+      0.5,
+      "x",
+      "0",
+    ]]);
+    assert.equal(check([missing]).found("blocked-without-kind").length, 1);
+    // scan's table names the dropped key.
+    const scan = cli(["scan", c]);
+    assert.match(
+      scan.stdout,
+      /notes: malformed-pair\(msg\),malformed-pair\(App\),kind-dropped\(kind\),progress-dropped\(progress\)/,
     );
   });
   test("no-reports: a capture without any query or report is a warning (fails under --strict)", () => {
@@ -161,6 +216,36 @@ describe("each finding on a tiny capture", () => {
       [0.5, "x", "0"],
     ]);
     assert.match(check([late]).found("prompt-late")[0].message, /blocked reported 1\.0\d s after it appeared/);
+    // Reported only after the prompt was answered (the simulated agent's late=2s): late, not never,
+    // and that blocked interval is not also "blocked while no prompt".
+    const afterAnswer = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT],
+      [1, "o", WORK],
+      [1, "o", R("state=blocked:kind=permission")],
+      [1, "o", R("state=working")],
+      [0.5, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const a = check([afterAnswer]);
+    assert.deepEqual(a.found("prompt-unreported"), []);
+    assert.deepEqual(a.found("blocked-unseen"), []);
+    assert.match(
+      a.found("prompt-late")[0].message,
+      /blocked reported 2\.0\d s after the prompt appeared and 1\.0\d s after it was answered/,
+    );
+    // A blocked report after the next prompt appeared belongs to that one, not to this.
+    const twoPrompts = capture([
+      [0.1, "o", WORK + R("state=working")],
+      [1, "o", PROMPT],
+      [1, "o", WORK],
+      [1, "o", PROMPT + R("state=blocked:kind=permission")],
+      [1, "o", IDLE + R("state=idle")],
+      [0.5, "x", "0"],
+    ]);
+    const t = check([twoPrompts]);
+    assert.equal(t.found("prompt-unreported").length, 1);
+    assert.equal(t.found("prompt-late").length, 0);
     const linger = capture([
       [0.1, "o", WORK + R("state=working")],
       [1, "o", PROMPT + R("state=blocked:kind=permission")],

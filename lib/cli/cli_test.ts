@@ -4,7 +4,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { COMMANDS } from "./commands.ts";
+import { COMMANDS, loadCommands } from "./commands.ts";
 import { VERSION } from "../version.ts";
 import { castText, cli, tmpDir, writeTmp } from "../testkit.ts";
 
@@ -20,15 +20,22 @@ describe("CLI conventions", () => {
     assert.match(v.stdout, new RegExp(`^pstlab ${VERSION.replace(/\./g, "\\.")} \\(OSC 7501 revision 0\\.4\\)`));
     const h = cli(["help"]);
     assert.equal(h.code, 0);
-    for (const c of COMMANDS) assert.ok(h.stdout.includes(`  ${c.spec.name} `), c.spec.name);
+    for (const c of COMMANDS) assert.ok(h.stdout.includes(`  ${c.name} `), c.name);
+  });
+  test("the command table's names and summaries are the ones each command's spec holds", async () => {
+    const loaded = await loadCommands();
+    assert.deepEqual(
+      loaded.map((c) => [c.spec.name, c.spec.summary]),
+      COMMANDS.map((c) => [c.name, c.summary]),
+    );
   });
   test("every command has --help with an example", () => {
     for (const c of COMMANDS) {
-      const r = cli([c.spec.name, "--help"]);
-      assert.equal(r.code, 0, c.spec.name);
-      assert.match(r.stdout, /Usage: pstlab /, c.spec.name);
-      assert.match(r.stdout, /Examples:\n {2}pstlab /, c.spec.name);
-      assert.equal(cli(["help", c.spec.name]).stdout, r.stdout);
+      const r = cli([c.name, "--help"]);
+      assert.equal(r.code, 0, c.name);
+      assert.match(r.stdout, /Usage: pstlab /, c.name);
+      assert.match(r.stdout, /Examples:\n {2}pstlab /, c.name);
+      assert.equal(cli(["help", c.name]).stdout, r.stdout);
     }
   });
   test("bad usage: one line on stderr, exit 2, no stack trace", () => {

@@ -3,7 +3,7 @@
 // command's option table with --help handled.
 
 import { noteInput } from "../recording/sink.ts";
-import { BrokenPipe, err, out } from "../stdio.ts";
+import { BrokenPipe } from "../stdio.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, fileArguments, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
 
@@ -14,8 +14,9 @@ export class ExitCode extends Error {
   }
 }
 
-// The terminal writer (lib/stdio.ts): every command prints through these.
-export { err, out };
+// The terminal writer (lib/stdio.ts, through ./stdio.ts): every command prints through these.
+export { err, out } from "./stdio.ts";
+import { err, out } from "./stdio.ts";
 
 export interface Command {
   spec: CommandDef<Options>;

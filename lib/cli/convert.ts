@@ -6,10 +6,11 @@ import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "convert",
-  summary: "convert a capture between asciicast v3/v2, raw, ttyrec and script timing files",
+  summary: summaryOf("convert"),
   synopsis: "IN [OUT]",
   options: { output: OUTPUT, ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
   positionals: IN_OUT,

@@ -9,10 +9,11 @@ import { createDetector, manifestForDetector, withManifest } from "../detect/kin
 import { runDetectors } from "../../replay/clock.ts";
 import { verdictAt } from "../detect/timeline.ts";
 import { disarm, round6 } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "detect",
-  summary: "the verdict of a detector (default: the manifest's screen rules) at a time",
+  summary: summaryOf("detect"),
   synopsis: "FILE",
   options: {
     manifest: MANIFEST,
@@ -29,7 +30,7 @@ export const spec = {
   ],
   examples: [
     "pstlab detect session.cast --at 61.2",
-    "pstlab detect ../shared/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt --json",
+    "pstlab detect prompt.ansi.txt --json",
     "pstlab detect session.cast --detector combined:claude --at 30",
   ],
 };

@@ -19,13 +19,20 @@ export async function pickManifest(
 }
 
 /** Feeds events with t ≤ at into a fresh observer; returns it and the time reached. */
-export async function observeAt(rec: Recording, at = Infinity): Promise<{ observer: Observer; t: number }> {
+export async function observeAt(
+  rec: Recording,
+  at = Infinity,
+): Promise<{ observer: Observer; t: number; pastEnd: number | null }> {
   const observer = new Observer(rec.header);
-  let t = 0;
+  let t = 0, more = false;
   for await (const e of rec.events) {
-    if (e.t > at) break;
+    if (e.t > at) {
+      more = true;
+      break;
+    }
     observer.apply(e);
     t = e.t;
   }
-  return { observer, t: at === Infinity ? t : at };
+  // `pastEnd`: the capture's end when `at` is after it (the screen shown is the last one).
+  return { observer, t: at === Infinity ? t : at, pastEnd: at !== Infinity && !more && at > t ? t : null };
 }

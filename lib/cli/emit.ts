@@ -6,10 +6,11 @@ import { flag, number, text } from "./options.ts";
 import { encodeQuery, encodeReport, wrapTmux } from "../osc7501/encode.ts";
 import { osc94Mirror } from "../osc7501/osc94.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "emit",
-  summary: "print one OSC 7501 sequence (or the query) for shell scripts",
+  summary: summaryOf("emit"),
   synopsis: "STATE [MESSAGE]",
   args: [
     ["STATE", "idle, working, done, blocked, error, clear — or `query`"],

@@ -7,10 +7,11 @@ import { openInput, openOptions, printWarnings } from "./input.ts";
 import { observeAt, pickManifest } from "./detect_common.ts";
 import { evaluate, FALLBACK_RULE } from "../detect/manifest.ts";
 import { disarm, paint, round6 } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "explain",
-  summary: "show every manifest rule at a time: matched or not, and the text it saw",
+  summary: summaryOf("explain"),
   synopsis: "FILE",
   options: {
     manifest: MANIFEST,
@@ -22,7 +23,7 @@ export const spec = {
   positionals: ONE_FILE,
   examples: [
     "pstlab explain session.cast --at 61.2",
-    "pstlab explain screen.ansi.txt --manifest ../shared/manifests/herdr/claude.toml",
+    "pstlab explain screen.ansi.txt --manifest my-rules.toml",
   ],
 };
 

@@ -5,11 +5,12 @@ import { flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { type ProtocolEvent, Tracker } from "../osc7501/tracker.ts";
 import type { Event, Recording } from "../recording/model.ts";
-import { disarm, round6 } from "../text.ts";
+import { disarm, plural, round6 } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "info",
-  summary: "summarize a capture: size, duration, events, markers, exit status, OSC 7501 reports",
+  summary: summaryOf("info"),
   synopsis: "FILE",
   options: { json: flag("machine-readable output"), ...INPUT_OPTIONS },
   positionals: ONE_FILE,
@@ -104,8 +105,10 @@ async function gather(rec: Recording) {
     byte_exact_reason: !text
       ? `${rec.format} stores raw bytes`
       : lossy === 0
-      ? "no output event holds a replacement character"
-      : `${lossy} output events contain U+FFFD with no raw bytes: the original bytes may have been invalid UTF-8`,
+      ? "every output event is valid UTF-8 or carries its raw bytes in a b event"
+      : `${plural(lossy, "output event")} ${
+        lossy === 1 ? "holds" : "hold"
+      } U+FFFD without raw bytes: the program's bytes may have been invalid UTF-8, lost`,
     provenance: h.provenance ?? null,
     warnings: rec.warnings,
   };
@@ -131,9 +134,11 @@ function render(i: Awaited<ReturnType<typeof gather>>): string {
       ? `markers     ${i.markers.length}${Object.keys(i.labels).length ? ` (truth: ${kv(i.labels, 6)})` : ""}`
       : "",
     `exit        ${i.exit_status === null ? "unknown" : i.exit_status}`,
-    `osc 7501    ${o.reports} reports, ${o.discarded} discarded, ${o.ignored} ignored, ${o.queries} queries${
-      Object.keys(o.reasons).length ? ` (${kv(o.reasons)})` : ""
-    }${o.apps.length ? `; apps ${o.apps.map(disarm).join(", ")}` : ""}`,
+    `osc 7501    ${plural(o.reports, "report")}, ${o.discarded} discarded, ${o.ignored} ignored, ${
+      plural(o.queries, "query", "queries")
+    }${Object.keys(o.reasons).length ? ` (${kv(o.reasons)})` : ""}${
+      o.apps.length ? `; apps ${o.apps.map(disarm).join(", ")}` : ""
+    }`,
     `byte-exact  ${i.byte_exact ? "yes" : "no"} (${i.byte_exact_reason})`,
     pv
       ? `provenance  ${disarm(`${pv.tool} ${pv.version}, OSC 7501 rev ${pv.osc7501_revision}`)}${

@@ -13,10 +13,11 @@ import { parseSnapshotLabels, type SnapshotLabel } from "../score/snapshots.ts";
 import { chooseManifest } from "../detect/choose.ts";
 import type { Manifest } from "../detect/manifest.ts";
 import { disarm } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "lint",
-  summary: "check manifests: rules that can never win, stale-title hazards, scan windows, case, regex engines",
+  summary: summaryOf("lint"),
   synopsis: "MANIFEST…",
   options: {
     labels: inputFile(
@@ -40,7 +41,7 @@ export const spec = {
   examples: [
     "pstlab lint my-rules.toml",
     "pstlab lint fixtures/manifests/*.toml --labels corpus/labels.tsv --strict",
-    "pstlab lint ../shared/manifests/herdr/codex.toml --json",
+    "pstlab lint my-rules.toml --json",
   ],
 };
 

@@ -7,7 +7,14 @@
 
 import { UsageError } from "../errors.ts";
 import { parseDuration, parseNumber, parseSize } from "../units.ts";
-import { PLAIN_MODES, PROTOCOL_MODES, type ProtocolMode } from "../sim/modes.ts";
+import {
+  HOOK_MODES,
+  type HookMode,
+  PLAIN_HOOK_MODES,
+  PLAIN_MODES,
+  PROTOCOL_MODES,
+  type ProtocolMode,
+} from "../sim/modes.ts";
 import { detectorHelp } from "../detect/kinds.ts";
 import { BUNDLED } from "../detect/bundled.ts";
 
@@ -164,6 +171,19 @@ export const PROTOCOL: Opt<ProtocolMode> = {
     const plain = PLAIN_MODES.find((m) => m === s);
     if (plain) return { mode: plain };
     throw new UsageError(`bad ${f} "${s}" (use ${PROTOCOL_MODES.map((m) => m.name).join(", ")})`);
+  },
+};
+
+/** `--hooks MODE` of the simulated agent (sim, demo): how it calls `pstlab hook`. */
+export const HOOKS: Opt<HookMode> = {
+  arg: "MODE",
+  help: `how the agent calls its hooks (pstlab hook): ${HOOK_MODES.map((m) => m.name).join(", ")}`,
+  parse: (s, f) => {
+    const late = /^late=(.+)$/.exec(s);
+    if (late) return { mode: "late", delay: parseDuration(late[1], f) };
+    const plain = PLAIN_HOOK_MODES.find((m) => m === s);
+    if (plain) return { mode: plain };
+    throw new UsageError(`bad ${f} "${s}" (use ${HOOK_MODES.map((m) => m.name).join(", ")})`);
   },
 };
 

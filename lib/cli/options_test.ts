@@ -16,8 +16,10 @@ import {
   usageLine,
   usageLines,
 } from "./options.ts";
-import { COMMANDS } from "./commands.ts";
+import { loadCommands } from "./commands.ts";
 import { UsageError } from "../errors.ts";
+
+const COMMANDS = await loadCommands();
 
 const cmd = {
   name: "t",
@@ -112,7 +114,7 @@ describe("option table parser", () => {
 /** A value the option's own parser accepts, so a combination is refused for the combination alone. */
 function sampleValue(name: string, o: Opt<unknown>): string[] {
   if (o.arg === undefined) return [`--${name}`];
-  for (const v of ["1", "x.json", "1/2", "80x24", "none", "claude", "v3", "ms", "markdown", "correct"]) {
+  for (const v of ["1", "x.json", "1/2", "80x24", "none", "claude", "v3", "ms", "markdown", "correct", "query=none"]) {
     try {
       o.parse(v, `--${name}`);
       return [`--${name}`, v];

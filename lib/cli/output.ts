@@ -10,7 +10,7 @@ import { err } from "./common.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { TOOL, VERSION } from "../version.ts";
 import { UsageError } from "../errors.ts";
-import { disarm } from "../text.ts";
+import { disarm, plural } from "../text.ts";
 
 export interface Output {
   file: OutputFile;
@@ -97,10 +97,14 @@ export function summarize(path: string, o: Output, what = "wrote"): void {
   const extra = [
     s.movedBytes ? `${s.movedBytes} bytes moved to the next read (characters split across reads)` : "",
     s.rawEvents ? `${s.rawEvents} reads kept as raw bytes (not valid UTF-8)` : "",
-    s.dropped ? `${s.dropped} events the ${o.format} format cannot hold were dropped` : "",
+    s.dropped ? `${plural(s.dropped, "event")} the ${o.format} format cannot hold were dropped` : "",
   ].filter(Boolean);
   if (path !== "-") {
-    err(`pstlab: ${what} ${path} (${o.format}, ${s.events} events${extra.length ? "; " + extra.join("; ") : ""})\n`);
+    err(
+      `pstlab: ${what} ${path} (${o.format}, ${plural(s.events, "event")}${
+        extra.length ? "; " + extra.join("; ") : ""
+      })\n`,
+    );
   } else if (extra.length) err(`pstlab: ${extra.join("; ")}\n`);
 }
 

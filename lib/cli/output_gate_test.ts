@@ -10,9 +10,10 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cli, MAIN, ROOT, runtimeArgv, tmpDir, writeTmp } from "../testkit.ts";
-import { COMMANDS } from "./commands.ts";
+import { loadCommands } from "./commands.ts";
 import type { CommandDef } from "./options.ts";
 
+const COMMANDS = await loadCommands();
 const dir = tmpDir("pstlab-gate-");
 let mounted: string | null = null;
 after(() => {

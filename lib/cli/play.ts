@@ -14,17 +14,20 @@ import {
   type Values,
 } from "./options.ts";
 import { LabelFile } from "../../replay/label_file.ts";
-import { openInput, openOptions } from "./input.ts";
+import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
-import { keyFor, Player } from "../../replay/player.ts";
+import { keyFor, Player, splitKeys } from "../../replay/player.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
 import { raw } from "../stdio.ts";
-import { SideBySide } from "../../replay/side_by_side.ts";
+import { type PanelClock, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
+import { parseDuration } from "../units.ts";
+import { disarm } from "../text.ts";
 
 /** The side-by-side panel's detectors when --detectors is not given. */
 const PANEL = [
@@ -39,7 +42,7 @@ const PANEL = [
 ];
 export const spec = {
   name: "play",
-  summary: "replay a capture in the terminal (optionally side by side with live detector verdicts)",
+  summary: summaryOf("play"),
   synopsis: "FILE",
   options: {
     speed: number("N", "playback speed (default 1)", { min: 1 / 64, max: 1024 }),
@@ -58,7 +61,7 @@ export const spec = {
     label: {
       ...text(
         "OUT.tsv",
-        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last; Esc or Ctrl-C quits and writes OUT.tsv (continued if it exists)",
+        "label the truth while watching: w p q a b i d e (as while recording),\nu undoes the last, x deletes the nearest; written to OUT.tsv as taken\n(continued if it exists); Esc or Ctrl-C quits",
       ),
       conflicts: ["idle-time-limit"],
       reason: "--label takes capture times",
@@ -68,11 +71,16 @@ export const spec = {
   },
   positionals: ONE_FILE,
   notes: [
-    "Keys: space pause/resume, . step one event, ] next marker, + / - speed, q quit.",
+    "Keys: space pause/resume, ←/→ back/forward 5 s (shift: 30 s), g then a capture time",
+    "(90, 1m30s, 1:30) and Enter to jump there, . step one event, , step back one,",
+    "] next marker, + / - speed, q or Esc quit. Going back rebuilds the screen from the start.",
+    "The clock stops at the capture's end; with --side-by-side or --label the player stays",
+    "there (to seek back or label the last moment) until Esc or q.",
     "With --label: w working, p blocked:permission, q blocked:question, a blocked:auth,",
     "b blocked, i idle, d done, e error at the capture time shown (any speed, after pauses,",
-    "steps and seeks); u undoes the last; quit with Esc or Ctrl-C. report --labels OUT.tsv",
-    "then scores the capture with them.",
+    "steps and seeks); u undoes the last, x deletes the label nearest the time shown; quit",
+    "with Esc or Ctrl-C. Each label is in OUT.tsv as soon as it is taken (a closed terminal",
+    "loses none). report --labels OUT.tsv then scores the capture with them.",
     "",
     ...DETECTOR_NOTES,
   ],
@@ -85,19 +93,6 @@ export const spec = {
 };
 
 type V = Values<typeof spec.options>;
-type Stamped = Event & { orig?: number };
-
-/** Events carrying their capture time (before --from rebasing and idle limits) as `orig`. */
-async function* withCaptureTime(events: AsyncIterable<Event>, from: number): AsyncIterable<Event> {
-  for await (const e of events) yield { ...e, orig: e.t + from } as Stamped;
-}
-
-async function* tracked(events: AsyncIterable<Event>, seen: (e: Event) => void): AsyncIterable<Event> {
-  for await (const e of events) {
-    yield e;
-    seen(e);
-  }
-}
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
 const show = (s: string | Uint8Array) => raw("play", s);
@@ -106,60 +101,115 @@ const termSize = () => {
   return { cols: o.columns || 160, rows: o.rows || 48 };
 };
 
-/** Raw keys from a terminal to the player (and to the labels, with --label); returns the function that undoes it. */
-function listenForKeys(
-  stdin: Stdin,
-  player: () => Player | null,
-  labels: ((ch: string) => boolean) | null,
-): () => void {
-  if (!stdin.isTTY) return () => {};
-  const onKey = (d: Uint8Array | string) => {
-    const text = typeof d === "string" ? d : new TextDecoder().decode(d);
-    // With --label, q is a label: Esc alone (not an arrow key's ESC [ …), Ctrl-C or Q quit.
-    if (labels && (text === "\x1b" || text === "\x03" || text === "Q")) return player()?.key("quit");
-    if (labels && text.startsWith("\x1b")) return;
-    for (const ch of text) {
-      if (labels?.(ch)) continue;
-      const k = keyFor(ch);
-      if (k) player()?.key(k);
-    }
-  };
-  stdin.setRawMode?.(true);
-  stdin.on("data", onKey);
-  stdin.resume();
-  return () => {
-    stdin.setRawMode?.(false);
-    stdin.off("data", onKey);
-    stdin.pause();
-  };
+/**
+ * The events to play, in memory (seeking goes back), with each one's capture time:
+ * `t` is the playback time (rebased to --from, idle pauses shortened), `orig[i]` the
+ * time in the capture, which the panel shows and labels are written in.
+ */
+interface Loaded {
+  events: Event[];
+  orig: number[];
 }
 
-async function durationOf(path: string, v: V): Promise<number> {
-  let d = 0;
-  for await (const e of (await openInput(path, v)).events) d = e.t;
-  return d;
+async function load(rec: Recording, window: { from: number; to: number }, limit: number | undefined): Promise<Loaded> {
+  const events: Event[] = [], orig: number[] = [];
+  let src: AsyncIterable<Event> = slice(rec.events, { from: window.from, to: window.to, keepPrelude: true });
+  const origs: number[] = [];
+  if (limit) {
+    src = limitIdleTime(
+      (async function* (inner: AsyncIterable<Event>) {
+        for await (const e of inner) {
+          origs.push(e.t + window.from);
+          yield e;
+        }
+      })(src),
+      limit,
+    );
+  }
+  for await (const e of src) {
+    orig.push(limit ? origs[events.length] : e.t + window.from);
+    events.push(e);
+  }
+  return { events, orig };
+}
+
+/** Capture time ↔ playback time, through the events (idle limits compress only the waits). */
+export class PlayClock {
+  constructor(private readonly l: Loaded, private readonly from: number) {}
+
+  private lastAtOrBefore(xs: (i: number) => number, x: number): number {
+    let lo = 0, hi = this.l.events.length - 1, best = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (xs(mid) <= x) (best = mid), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    return best;
+  }
+
+  captureTime(vt: number): number {
+    const i = this.lastAtOrBefore((k) => this.l.events[k].t, vt);
+    if (i < 0) return this.from + Math.max(0, vt);
+    return this.l.orig[i] + (vt - this.l.events[i].t);
+  }
+
+  playTime(capture: number): number {
+    const i = this.lastAtOrBefore((k) => this.l.orig[k], capture);
+    if (i < 0) return 0;
+    const e = this.l.events, next = e[i + 1];
+    const d = capture - this.l.orig[i];
+    return e[i].t + (next ? Math.min(d, next.t - e[i].t) : 0);
+  }
+
+  get end(): number {
+    return this.l.orig.at(-1) ?? this.from;
+  }
+}
+
+/** `g` then a capture time (90, 1m30s, 1:30) and Enter: where to jump; Esc cancels. */
+class GotoPrompt {
+  text: string | null = null;
+
+  /** Consumes a key while the prompt is open; returns the time entered, "cancel", or null (still typing). */
+  key(k: string): number | "cancel" | "bad" | null {
+    if (k === "\r" || k === "\n") {
+      const typed = this.text ?? "";
+      this.text = null;
+      const colon = /^([0-9]+):([0-9]{1,2}(?:\.[0-9]+)?)$/.exec(typed);
+      if (colon) return Number(colon[1]) * 60 + Number(colon[2]);
+      try {
+        return parseDuration(typed, "time");
+      } catch {
+        return "bad";
+      }
+    }
+    if (k === "\x1b" || k === "\x03") {
+      this.text = null;
+      return "cancel";
+    }
+    if (k === "\x7f" || k === "\b") this.text = (this.text ?? "").slice(0, -1);
+    else if (/^[0-9.:msh]$/.test(k) && (this.text ?? "").length < 16) this.text = (this.text ?? "") + k;
+    return null;
+  }
 }
 
 async function sideBySide(
-  path: string,
   rec: Recording,
   v: V,
-  window: { from: number; to: number },
-): Promise<{ panel: SideBySide; player: Player }> {
+  clock: PanelClock,
+): Promise<SideBySide> {
   const chosen = await pickManifest(rec, v.manifest, openOptions(v));
-  const detectors = (v.detectors ?? PANEL).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
-  // The panel shows the duration: a first pass over the file finds it.
-  const total = Math.max(0, Math.min(await durationOf(path, v), window.to) - window.from);
-  const panel = new SideBySide(rec.header, detectors, show, termSize, colorEnabled(1), total);
+  const names = (v.detectors ?? PANEL).map((n) => withManifest(n, chosen.name));
+  const panel = new SideBySide(
+    rec.header,
+    () => names.map((n) => createDetector(n, resolveManifest)),
+    show,
+    termSize,
+    colorEnabled(1),
+    clock,
+  );
   panel.start();
-  const player = new Player({
-    speed: v.speed ?? 1,
-    pauseOnMarkers: !!v["pause-on-markers"],
-    tickMs: 40,
-    onEvent: (e) => panel.event(e),
-    onTick: (vt, st) => panel.draw(vt, st),
-  });
-  return { panel, player };
+  return panel;
 }
 
 export const command = defineCommand(spec, async (p) => {
@@ -169,61 +219,117 @@ export const command = defineCommand(spec, async (p) => {
   const window = { from: v.from ?? 0, to: v.to ?? Infinity };
   if (v.manifest && v.manifest !== AUTO) resolveManifest(v.manifest);
   const stdin = process.stdin as unknown as Stdin;
-  let player: Player | null = null;
-  let panel: SideBySide | null = null;
   const labelFile = v.label ? new LabelFile(v.label) : null;
-  // The capture time shown: the last event's own time plus what has played since (idle limits compress only the wait).
-  let shown = { orig: 0, at: 0 };
-  const captureTime = () => shown.orig + Math.max(0, (player?.vt() ?? 0) - shown.at);
-  const onLabelKey = labelFile
-    ? (ch: string) => {
-      const said = labelFile.key(ch, captureTime());
-      if (said === null) return false;
-      panel?.setLabel(labelFile.at(captureTime()));
-      if (!panel) err(`\r\npstlab: label ${said}\r\n`);
-      return true;
-    }
-    : null;
-  const unlisten = listenForKeys(stdin, () => player, onLabelKey);
-  const restore = () => {
-    panel?.stop();
-    unlisten();
+  const rec = await openInput(path, v);
+  const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
+  const loaded = await load(rec, window, limit);
+  printWarnings(rec);
+  const clock = new PlayClock(loaded, window.from);
+  const tty = !!stdin.isTTY;
+  let panel: SideBySide | null = v["side-by-side"] ? await sideBySide(rec, v, clock) : null;
+  let player: Player | null = null;
+  const goto = new GotoPrompt();
+  const captureTime = () => clock.captureTime(player?.vt() ?? 0);
+  /** A line for the person: in the panel, or on stderr under plain playback. */
+  const say = (text: string) => {
+    if (panel) panel.setNote(text);
+    else err(`\r\npstlab: ${disarm(text)}\r\n`);
   };
+  if (panel && labelFile) {
+    panel.setLabel(labelFile.at(window.from));
+    panel.setLabels((t) => labelFile.around(t));
+  }
+  const onKey = (d: Uint8Array | string) => {
+    const text = typeof d === "string" ? d : new TextDecoder().decode(d);
+    for (const k of splitKeys(text)) {
+      if (goto.text !== null) {
+        const r = goto.key(k);
+        if (r === null) say(`go to: ${goto.text}`);
+        else if (r === "cancel") say("");
+        else if (r === "bad") say("go to: use seconds, 1m30s or 1:30");
+        else {
+          say(`went to ${r.toFixed(1)} s`);
+          player?.seek(clock.playTime(r));
+        }
+        continue;
+      }
+      // With --label, q is a label: Esc alone, Ctrl-C or Q quit. Without, q and Esc too.
+      if (k === "\x1b" || k === "\x03" || k === "Q" || (!labelFile && k === "q")) {
+        player?.key("quit");
+        continue;
+      }
+      if (k === "g") {
+        goto.text = "";
+        say("go to: (a capture time, Enter)");
+        continue;
+      }
+      if (labelFile) {
+        const said = labelFile.key(k, captureTime());
+        if (said !== null) {
+          panel?.setLabel(labelFile.at(captureTime()));
+          say(`label ${said}`);
+          continue;
+        }
+      }
+      const key = keyFor(k);
+      if (key) player?.key(key);
+    }
+    if (panel && player) panel.draw(player.vt(), player.state, true);
+  };
+  if (tty) {
+    stdin.setRawMode?.(true);
+    stdin.on("data", onKey);
+    stdin.resume();
+  }
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    panel?.stop();
+    if (tty) {
+      stdin.setRawMode?.(false);
+      stdin.off("data", onKey);
+      stdin.pause();
+    }
+  };
+  // A closed terminal (SIGHUP) or a kill (SIGTERM): the labels are already in the file
+  // (written as they are taken); the terminal is given back, and the exit says why.
+  const onSignal = (sig: "SIGHUP" | "SIGTERM") => {
+    restore();
+    process.exit(128 + (sig === "SIGHUP" ? 1 : 15));
+  };
+  const onHup = () => onSignal("SIGHUP"), onTerm = () => onSignal("SIGTERM");
+  process.on("SIGHUP", onHup);
+  process.on("SIGTERM", onTerm);
   process.on("exit", restore);
   try {
     do {
-      const rec = await openInput(path, v);
-      const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
-      let events: AsyncIterable<Event> = withCaptureTime(
-        slice(rec.events, { from: window.from, to: window.to, keepPrelude: true }),
-        window.from,
-      );
-      if (limit) events = limitIdleTime(events, limit);
-      events = tracked(events, (e) => (shown = { orig: (e as Stamped).orig ?? e.t, at: e.t }));
-      if (v["side-by-side"]) {
-        ({ panel, player } = await sideBySide(path, rec, v, window));
-        if (labelFile) panel.setLabel(labelFile.at(0));
-      } else {player = new Player({
-          speed: v.speed ?? 1,
-          pauseOnMarkers: !!v["pause-on-markers"],
-          onEvent: (e) => e.kind === "output" && show(e.bytes),
-        });}
-      await player.play(events);
-      if (panel) {
-        panel.draw(player.vt(), player.state, true);
-        // Keep the last frame up until a key.
-        if (!player.state.quit && stdin.isTTY && !v.loop) await new Promise<void>((r) => stdin.once("data", () => r()));
-        panel.stop();
-        panel = null;
-      }
-    } while (v.loop && !player!.state.quit);
+      panel?.reset();
+      player = new Player({
+        speed: v.speed ?? 1,
+        pauseOnMarkers: !!v["pause-on-markers"],
+        tickMs: panel ? 40 : undefined,
+        // At the end a person labelling or watching the panel stays to look, seek back
+        // or label the last moment; Esc or q leaves (a key never falls through to the shell).
+        holdAtEnd: tty && !v.loop && (!!panel || !!labelFile),
+        onEvent: panel ? (e) => panel!.event(e) : (e) => e.kind === "output" && show(e.bytes),
+        onReset: panel ? () => panel!.reset() : () => show("\x1b[!p\x1b[H\x1b[2J"),
+        onTick: panel ? (vt, st) => panel!.draw(vt, st) : undefined,
+      }, loaded.events);
+      await player.play();
+      panel?.draw(player.vt(), player.state, true);
+    } while (v.loop && !player.state.quit);
   } finally {
     restore();
+    panel = null;
     process.off("exit", restore);
+    process.off("SIGHUP", onHup);
+    process.off("SIGTERM", onTerm);
   }
+  const at = `at ${captureTime().toFixed(1)} s`;
   if (labelFile) {
     labelFile.write();
     err(`pstlab: wrote ${v.label}: ${labelFile.summary()}; score with: pstlab report ${path} --labels ${v.label}\n`);
-  } else if (player?.state.quit) err("pstlab: playback interrupted\n");
+  } else if (player?.state.quit && !player.state.ended) err(`pstlab: playback stopped ${at}\n`);
   return 0;
 });

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { keyFor, Player } from "../../replay/player.ts";
 import type { Event } from "../recording/model.ts";
-import { fromArray, MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
+import { MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-play-");
 const ten = writeTmp(
@@ -46,8 +46,8 @@ describe("play timing", () => {
     const seen: number[] = [];
     const evs: Event[] = [0, 100, 200, 300].map((t) => ({ t, kind: "output", bytes: new Uint8Array([65]) }));
     evs.splice(2, 0, { t: 150, kind: "marker", label: "m" });
-    const p = new Player({ speed: 1, pauseOnMarkers: true, onEvent: (e) => seen.push(e.t) });
-    const done = p.play(fromArray(evs));
+    const p = new Player({ speed: 1, pauseOnMarkers: true, onEvent: (e) => seen.push(e.t) }, evs);
+    const done = p.play();
     await new Promise((r) => setTimeout(r, 50));
     p.key("marker"); // jump to the marker at 150 s: everything before it at once, then pause there
     await new Promise((r) => setTimeout(r, 50));

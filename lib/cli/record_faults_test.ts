@@ -70,14 +70,14 @@ describe("recorder under faults: no process of the recorded command survives", {
     // Readable up to its last complete event (how much output fits before the limit depends on the reads).
     const back = await readBack(p);
     assert.ok(fs.statSync(p).size <= 64 * 1024); // bash counts ulimit -f in KiB
-    assert.ok(back.events.every((e) => e.kind === "output"), "no exit event: the recording was cut");
+    assert.ok(!back.events.some((e) => e.kind === "exit"), "no exit event: the recording was cut");
   });
   test("a grandchild ignoring TERM and HUP is ended (--timeout)", () => {
     const marker = `sleep 98.${process.pid}`;
     const group = path.join(dir, "group.cast");
     const script = `trap "" TERM HUP; ${marker} & echo started; wait`;
     const r = cli(["record", "-q", "-o", group, "--timeout", "1", "--", "sh", "-c", script]);
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 124, r.stderr);
     assert.match(fs.readFileSync(group, "utf8"), /started/, "the grandchild was started");
     assert.ok(!alive(marker), "the grandchild survived");
   });
@@ -98,6 +98,63 @@ describe("recorder under faults: no process of the recorded command survives", {
     const back = await readBack(p);
     assert.match(back.text, /started/);
     assert.equal(back.events.at(-1)?.kind, "exit");
+  });
+});
+
+describe("record cannot hang CI", () => {
+  test("no command and stdin not a terminal: one line, exit 2, no file", () => {
+    const p = path.join(dir, "noshell.cast");
+    const r = cli(["record", "-o", p], { timeout: 20000 });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^pstlab: record: no command, and stdin is not a terminal .*give -- COMMAND/);
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+    assert.ok(!fs.existsSync(p));
+  });
+  test("stdin from /dev/null reaches a shell as its end of file, as with script(1)", {
+    skip: (!which("bash") || !fs.existsSync("/dev/null")) && "no bash or /dev/null",
+  }, () => {
+    const p = path.join(dir, "devnull.cast");
+    const fd = fs.openSync("/dev/null", "r");
+    try {
+      const r = spawnSync(runtimeArgv()[0], [
+        ...runtimeArgv().slice(1),
+        MAIN,
+        "record",
+        "-q",
+        "--headless",
+        "-o",
+        p,
+        "--",
+        "bash",
+        "--norc",
+      ], {
+        stdio: [fd, "pipe", "pipe"],
+        timeout: 20000,
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      assert.equal(r.status, 0, String(r.stderr));
+    } finally {
+      fs.closeSync(fd);
+    }
+    assert.match(fs.readFileSync(p, "utf8"), /"x", "0"\]\n$/);
+  });
+  test("an empty pipe ends python3's prompt too", { skip: !which("python3") && "no python3" }, () => {
+    const p = path.join(dir, "py.cast");
+    const r = cli(["record", "-q", "-o", p, "--", "python3", "-q"], { input: "", timeout: 20000 });
+    assert.equal(r.code, 0, r.stderr);
+  });
+  test("--timeout: exit 124, the capture kept, its last events say why", async () => {
+    const p = path.join(dir, "timeout.cast");
+    const r = cli(["record", "-o", p, "--timeout", "0.5", "--", "sh", "-c", "echo begun; sleep 30"], {
+      timeout: 20000,
+    });
+    assert.equal(r.code, 124, r.stderr);
+    assert.match(r.stderr, /stopped after 0\.5 s \(--timeout\); exit 124/);
+    const back = await readBack(p);
+    assert.match(back.text, /begun/);
+    assert.equal(back.events.at(-1)?.kind, "exit");
+    const why = back.events.at(-2);
+    assert.equal(why?.kind === "marker" && why.label, "pstlab: stopped by --timeout after 0.5 s");
   });
 });
 
@@ -266,6 +323,11 @@ describe("labelling the truth while replaying, under tmux", { skip: !which("tmux
       tm("send-keys", "-t", "pl", "-l", "u");
       assert.ok(await wait(() => /mark-three/.test(pane())), pane());
       tm("send-keys", "-t", "pl", "-l", "i");
+      assert.ok(await wait(() => /end/.test(pane())), pane());
+      // At the end the player stays (to seek back or label the last moment) until Esc.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.doesNotMatch(pane(), /RC=/);
+      tm("send-keys", "-t", "pl", "Escape");
       assert.ok(await wait(() => /RC=0/.test(pane())), pane());
       assert.match(pane(), /wrote .*marks\.tsv: 3 labels \(2 new\)/);
     } finally {

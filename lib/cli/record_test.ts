@@ -3,6 +3,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { openRecording } from "../recording/open.ts";
@@ -143,6 +144,41 @@ describe("record (headless, real PTY)", () => {
     assert.match(new TextDecoder().decode(concatOutput(evs)), /started/);
     assert.equal(evs.at(-1)?.kind, "exit");
   });
+  test("wait: Python's prompt with its trailing space; the second wait needs the new prompt; as labels", {
+    skip: !which("python3") && "no python3",
+  }, async () => {
+    const p = castPath();
+    const s = writeTmp(
+      dir,
+      "py.txt",
+      'wait />>> $/ 10s as idle\nsend "import time; time.sleep(0.5); 6*7\\r"\nwait />>> $/ 10s as done\nsend "exit()\\r"\nwait-exit\n',
+    );
+    const r = record(["--script", s, "-o", p, "--", "python3", "-q"], { env: { PYTHONSTARTUP: "" } });
+    assert.equal(r.code, 0, r.stderr);
+    const evs = (await events(p)).events;
+    const answer = evs.findIndex((e) => e.kind === "output" && new TextDecoder().decode(e.bytes).includes("42"));
+    const done = evs.findIndex((e) => e.kind === "marker" && e.label === "truth:done");
+    assert.ok(answer > 0, "the answer was printed");
+    assert.ok(done > answer, "the second wait matched the old prompt (label before the answer)");
+    assert.equal(evs.filter((e) => e.kind === "marker" && e.label === "truth:idle").length, 1);
+  });
+  test("a wait that times out prints the screen's last rows under the one-line error", () => {
+    const s = writeTmp(dir, "shown.txt", "wait /never/ 300ms\n");
+    const r = record([
+      "--script",
+      s,
+      "-o",
+      castPath(),
+      "--",
+      "bash",
+      "-c",
+      "printf 'menu\\n\\033]0;x\\007Choose> '; sleep 20",
+    ]);
+    assert.equal(r.code, 3);
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.match(lines[0], /shown\.txt:1: timed out after 0\.3 s waiting for \/never\/ in text that appeared/);
+    assert.deepEqual(lines.slice(1), ["pstlab: the screen's last rows:", "  | menu", "  | Choose>"]);
+  });
   test("a script with a syntax error is refused before anything runs (file:line, exit 2)", () => {
     const s = writeTmp(dir, "bad.txt", "sleep 1s\nfrobnicate now\n");
     const r = record(["--script", s, "-o", castPath(), "--", "true"]);
@@ -212,6 +248,11 @@ describe("durability", () => {
     assert.ok((text.match(/line \d+/g) ?? []).length >= 10, text.slice(0, 200));
     assert.notEqual(evs.at(-1)?.kind, "exit");
     spawnSync("pkill", ["-f", "while true; do i=\\$\\(\\(i\\+1\\)\\)"]); // the orphaned child
+    // The killed recorder's label FIFO folder (named by its pid) is left for the next
+    // recorder to sweep; this test run leaves none behind.
+    for (const n of fs.readdirSync(os.tmpdir())) {
+      if (n.startsWith(`pstlab-labels-${child.pid}-`)) fs.rmSync(path.join(os.tmpdir(), n), { recursive: true });
+    }
   });
 });
 

@@ -19,16 +19,19 @@ import { openOutput, summarize, writeAll } from "./output.ts";
 import { describeStats, envValuePatterns, Redactor, totalOf } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "redact",
-  summary:
-    "scrub secrets from a capture (output, input, markers, header, OSC 7501 and OSC 52), or check that none remain",
+  summary: summaryOf("redact"),
   synopsis: "IN [OUT]",
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag(
       "also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
+    ),
+    "allow-empty": flag(
+      "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
     ),
     replace: text("TEXT", "replacement text (default [REDACTED])"),
     check: {
@@ -118,7 +121,17 @@ export const command = defineCommand(spec, async (p) => {
   }
   const rec = await openInput(inPath, p.values);
   if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env));
-  if (patterns.length === 0) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
+  if (patterns.length === 0) {
+    if (!p.values["env-values"]) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
+    // Asked to scrub the environment's secrets and there are none: say that, not "give
+    // --env-values"; a pipeline that expects this says --allow-empty.
+    if (!p.values["allow-empty"]) {
+      throw new UsageError(
+        "redact: --env-values found no secret-looking variable (in the environment or the header's env) and no --pattern was given: nothing to scrub (--allow-empty writes OUT unchanged)",
+      );
+    }
+    err("pstlab: --env-values found no secret-looking variable: nothing to scrub\n");
+  }
   const red = new Redactor({ patterns, replace: p.values.replace ?? "[REDACTED]", maxSecret: p.values["max-secret"] });
   if (p.values.check) return await check(rec, red);
   const o = openOutput(outPath, red.header(rec.header), p.values);

@@ -32,7 +32,7 @@ import { canonicalIfValid, defaultDetectorNames, sameDetector } from "../detect/
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
-import { castText } from "../../replay/embed.ts";
+import { castText, TOTAL_EMBED_BYTES } from "../../replay/embed.ts";
 import { type AnalyzeOptions, sha256File } from "../../replay/analyze.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
 import {
@@ -61,8 +61,10 @@ import {
 import { MAX_LABEL_TOLERANCE } from "../score/shard_schema.ts";
 import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
+import { declaredSourcesOfFile } from "../recording/sources.ts";
 import { readCapped } from "../foreign_json.ts";
 import { disarm, REDRAW_LINE } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 /** --export-FORMAT for every format but the terminal table, from the exporter table. */
@@ -76,9 +78,12 @@ const EXPORT_OPTIONS = Object.fromEntries(
   ]),
 ) as Record<`export-${Exclude<ReportFormat, "table">}`, Opt<string>>;
 
+const PLAYER_CHOICES = ["all", "first", "none"] as const;
+type PlayerChoice = (typeof PLAYER_CHOICES)[number];
+
 export const spec = {
   name: "report",
-  summary: "score every detector against the truth: latency, missed, carried, linger, false alarms",
+  summary: summaryOf("report"),
   synopsis: "FILE…",
   options: {
     truth: text(
@@ -108,6 +113,13 @@ export const spec = {
     ...EXPORT_OPTIONS,
     episodes: flag("list every truth episode with each detector's detection time (JSON always lists them)"),
     "per-file": flag("also one table per file (JSON always has per_input)"),
+    player: choice(
+      "WHICH",
+      PLAYER_CHOICES,
+      `HTML: which captures get a player: all (default: until ${
+        TOTAL_EMBED_BYTES >> 20
+      } MB of recordings,\nthen none, the page says so), first, or none`,
+    ),
     jobs: JOBS,
     shard: text(
       "K/N",
@@ -265,21 +277,53 @@ function readShards(paths: string[]): Merged {
  * analysed; a merged shard's is looked for only beside its shard file (recordingBeside)
  * and embedded only when its sha256 is the one the shard recorded.
  */
-async function castsFor(files: FileResult[], merged: Merged | null, open: OpenOptions): Promise<(string | null)[]> {
-  const casts: (string | null)[] = [];
+export async function castsFor(
+  files: FileResult[],
+  merged: Merged | null,
+  open: OpenOptions,
+  player: PlayerChoice = "all",
+  budget = TOTAL_EMBED_BYTES,
+): Promise<{ casts: (string | null)[]; why: (string | null)[] }> {
+  const casts: (string | null)[] = [], why: (string | null)[] = [];
+  // --player all (the default) embeds until the page's budget is spent, then none: a
+  // page of many captures stays one a browser opens, and says what it left out.
+  let left = budget, spent = false;
   for (let i = 0; i < files.length; i++) {
     const f = files[i];
-    if (!merged) {
-      casts.push(await castText(f.path, open));
+    if (player === "none" || (player === "first" && i > 0)) {
+      casts.push(null);
+      why.push(`no player (--player ${player}); pstlab play FILE replays it`);
       continue;
     }
-    const beside = recordingBeside(merged.from[i], f.path);
-    const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
-      sha256File(beside) === f.sha256;
-    casts.push(ok ? await castText(beside, open) : null);
+    if (spent) {
+      casts.push(null);
+      why.push(budgetNote);
+      continue;
+    }
+    let path: string | null = f.path;
+    if (merged) {
+      const beside = recordingBeside(merged.from[i], f.path);
+      const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
+        sha256File(beside) === f.sha256;
+      path = ok ? beside : null;
+    }
+    const cast = path === null ? null : await castText(path, open);
+    if (cast !== null && cast.length > left) {
+      spent = true;
+      casts.push(null);
+      why.push(budgetNote);
+      continue;
+    }
+    if (cast !== null) left -= cast.length;
+    casts.push(cast);
+    why.push(null);
   }
-  return casts;
+  return { casts, why };
 }
+
+const budgetNote = `not embedded: the page's player budget (${
+  TOTAL_EMBED_BYTES >> 20
+} MB of recordings) was spent on the captures above; --player first for a lighter page, or pstlab play FILE`;
 
 /** `--gate` names must be detectors of the run (or one `auto` becomes): a typo must not pass CI silently. */
 function checkGate(gate: Gate | null, detectors: string[]): void {
@@ -348,7 +392,9 @@ export const command = defineCommand(spec, async (p) => {
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
   const merged = v.merge ? readShards(p.positionals) : null;
-  const detectors = merged?.detectors ?? v.detectors ?? defaultDetectorNames(manifest);
+  // process and hooks join the default set when a capture carries them (its recorder says so).
+  const detectors = merged?.detectors ?? v.detectors ??
+    defaultDetectorNames(manifest, new Set(p.positionals.flatMap((f) => [...declaredSourcesOfFile(f)])));
   const truth = v.truth ?? "auto";
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const tolerance = merged ? merged.labelTolerance : labelTolerance(v);
@@ -362,7 +408,8 @@ export const command = defineCommand(spec, async (p) => {
   const files = merged
     ? merged.files
     : await analyzeAll(p.positionals, analysis, v.jobs ?? defaultJobs(p.positionals.length), progressLine());
-  for (const f of files) for (const w of f.warnings) err(`pstlab: warning: ${w}\n`);
+  // A labels file's warning is the same for each capture it labels: said once.
+  for (const w of new Set(files.flatMap((f) => f.warnings))) err(`pstlab: warning: ${disarm(w)}\n`);
   const report = buildReport(files, gate, reproduceArgv(p.argv, format), {
     labelTolerance: tolerance,
     baseline: baseline
@@ -374,8 +421,12 @@ export const command = defineCommand(spec, async (p) => {
   const ctx: RenderContext = {
     perFile: v["per-file"],
     episodes: v.episodes,
-    casts: targets.some(([, f]) => f === "html") ? await castsFor(files, merged, open) : undefined,
   };
+  if (targets.some(([, f]) => f === "html")) {
+    const embedded = await castsFor(files, merged, open, v.player ?? "all");
+    ctx.casts = embedded.casts;
+    ctx.notEmbedded = embedded.why;
+  }
   for (const [path, f] of targets) {
     const color = path === "-" && !v.output && colorEnabled(1);
     writeText(path, REPORT_EXPORTERS[f]({ ...report, argv: reproduceArgv(p.argv, f) }, { ...ctx, color }));

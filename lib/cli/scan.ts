@@ -6,10 +6,11 @@ import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { ProtocolEvent } from "../osc7501/tracker.ts";
 import { OutputFile } from "../recording/sink.ts";
 import { alignRows, disarm, paint, round6, visible } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "scan",
-  summary: "list every OSC 7501 event in a capture (reports, rejects, queries, lifetime events)",
+  summary: summaryOf("scan"),
   synopsis: "[FILE|-]",
   options: { json: flag("one JSON object per line (t, type, …)"), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,
@@ -70,7 +71,9 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
         e.source !== "osc7501" && `source=${e.source}`,
         e.removed.length > 0 && `removed: ${ids(e.removed)}`,
         e.evicted.length > 0 && `evicted: ${ids(e.evicted)}`,
-        e.notes.length > 0 && `notes: ${e.notes.map((n) => n.code).join(",")}`,
+        // The dropped key too: "malformed-pair" alone does not say which pair to fix.
+        e.notes.length > 0 &&
+        `notes: ${e.notes.map((n) => n.key ? `${n.code}(${visible(n.key.slice(0, 24))})` : n.code).join(",")}`,
         e.depth > 0 && `tmux×${e.depth}`,
       ].filter(Boolean).join(" ");
       const st = e.state === "blocked"

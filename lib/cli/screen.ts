@@ -1,14 +1,15 @@
 // `pstlab screen`: the emulated screen at a time, for bug reports.
 
-import { defineCommand, out } from "./common.ts";
+import { defineCommand, err, out } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
 import { disarm, round6, stripInvisible } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "screen",
-  summary: "print the emulated screen (viewport) at a time",
+  summary: summaryOf("screen"),
   synopsis: "FILE",
   options: {
     at: AT,
@@ -23,7 +24,7 @@ export const spec = {
 export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(p.positionals[0], p.values);
   const at = p.values.at ?? Infinity;
-  const { observer, t } = await observeAt(rec, at);
+  const { observer, t, pastEnd } = await observeAt(rec, at);
   const s = observer.screen;
   const rows = s.rows();
   if (p.values.json) {
@@ -43,7 +44,7 @@ export const command = defineCommand(spec, async (p) => {
     let end = rows.length;
     while (end > 0 && rows[end - 1] === "") end--;
     const head = p.values.plain ? [] : [
-      `# ${rec.path} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${
+      `# ${disarm(rec.path)} at ${t.toFixed(3)} s — ${s.cols}x${s.rowCount}${
         s.altScreen ? ", alternate screen" : ""
       }, cursor ${s.cursor().x},${s.cursor().y}${s.title ? `, title "${disarm(s.title)}"` : ""}`,
     ];
@@ -53,5 +54,14 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   printWarnings(rec);
+  // Past the end is the screen at the end: right for "what did it end on", but a typo'd
+  // time must not pass for the screen asked for.
+  if (pastEnd !== null) {
+    err(
+      `pstlab: warning: --at ${at} s is past the end of ${disarm(rec.path)} (${
+        pastEnd.toFixed(3)
+      } s): the screen at the end\n`,
+    );
+  }
   return 0;
 });

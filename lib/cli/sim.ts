@@ -1,13 +1,15 @@
 // `pstlab sim`: the bundled simulated agent, in this terminal.
 
 import { defineCommand } from "./common.ts";
-import { flag, NONE, number, PROTOCOL } from "./options.ts";
+import { flag, HOOKS, NONE, number, PROTOCOL } from "./options.ts";
 import { runAgent } from "../sim/agent.ts";
-import { PROTOCOL_MODES } from "../sim/modes.ts";
+import { summaryOf } from "./commands.ts";
+import { HOOK_MODES, PROTOCOL_MODES } from "../sim/modes.ts";
+import { selfArgv } from "../runtime.ts";
 
 export const spec = {
   name: "sim",
-  summary: "run the bundled simulated agent (a Claude-like TUI that reports with OSC 7501)",
+  summary: summaryOf("sim"),
   synopsis: "",
   options: {
     seed: number("N", "random seed (default 7)", { min: 0, max: 2 ** 32 - 1, integer: true }),
@@ -16,6 +18,7 @@ export const spec = {
     "prompt-rate": number("P", "chance of a permission prompt per task (default 0.9)", { min: 0, max: 1 }),
     "always-report": flag("emit OSC 7501 even when the terminal does not answer the query"),
     protocol: PROTOCOL,
+    hooks: HOOKS,
   },
   positionals: NONE,
   notes: [
@@ -24,11 +27,16 @@ export const spec = {
     "",
     "--protocol MODE makes it a regressed emitter, for testing `pstlab check`:",
     ...PROTOCOL_MODES.map((m) => `  ${m.name.padEnd(14)}${m.help}`),
+    "",
+    "--hooks MODE calls `pstlab hook` as Claude Code's hooks would, when recorded by",
+    "pstlab record --hooks (or pstlab demo):",
+    ...HOOK_MODES.map((m) => `  ${m.name.padEnd(16)}${m.help}`),
   ],
   examples: [
     "pstlab sim",
     "pstlab record -o sim.cast -- pstlab sim --tasks 3",
     "pstlab sim --protocol late=2s",
+    "pstlab record --hooks -o h.cast -- pstlab sim --tasks 2 --hooks no-notification",
     "pstlab demo   # records it with a simulated user and scores the detectors",
   ],
 };
@@ -42,5 +50,7 @@ export const command = defineCommand(spec, async (p) => {
     promptRate: v["prompt-rate"] ?? 0.9,
     alwaysReport: !!v["always-report"],
     protocol: v.protocol,
+    hooks: v.hooks,
+    hookArgv: selfArgv(),
   });
 });

@@ -5,10 +5,11 @@ import { AT, flag, INPUT_OPTIONS, OPTIONAL_FILE } from "./options.ts";
 import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { Store } from "../osc7501/store.ts";
 import { alignRows, disarm, round6 } from "../text.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "status",
-  summary: "show the OSC 7501 records a terminal would hold at a time",
+  summary: summaryOf("status"),
   synopsis: "[FILE|-]",
   options: { at: AT, json: flag('{"records":[…]}: root first, then ids in lexicographic order'), ...INPUT_OPTIONS },
   positionals: OPTIONAL_FILE,

@@ -10,10 +10,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { castText, cli, tmpDir, writeTmp } from "../testkit.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
-import { COMMANDS } from "./commands.ts";
+import { loadCommands } from "./commands.ts";
 import { forTerminal, RAW_CHANNELS } from "../stdio.ts";
 import { paint } from "../text.ts";
 
+const COMMANDS = await loadCommands();
 const dir = tmpDir("pstlab-writer-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const EVIL = "\x1b]0;pwned\x07\x1b[2J\u009b31m\u009d0;t\x07\u202eevil\u2066\x1bP1$q\x1b\\";
@@ -63,6 +64,8 @@ const PRINTERS: Record<string, string[][]> = {
   explain: [["explain", cast, "--manifest", manifest], ["explain", cast, "--manifest", labels]],
   screen: [["screen", cast]],
   lint: [["lint", manifest], ["lint", manifest, "--labels", labels], ["lint", cast]],
+  hooks: [["hooks", "claude"], ["hooks", EVIL]],
+  hook: [["hook", EVIL], ["hook", "Notification", "--msg", EVIL]],
 };
 /** Commands whose output is the bytes of a raw channel (their stderr is still checked where they are run above). */
 const RAW_COMMANDS: Record<string, keyof typeof RAW_CHANNELS> = {

@@ -7,10 +7,11 @@ import { openOutput, summarize, writeAll } from "./output.ts";
 import { slice } from "../recording/transforms.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
+import { summaryOf } from "./commands.ts";
 
 export const spec = {
   name: "trim",
-  summary: "keep the part of a capture between two times",
+  summary: summaryOf("trim"),
   synopsis: "IN [OUT]",
   options: {
     from: duration("S", "start (seconds, or 1m30s …); default 0"),

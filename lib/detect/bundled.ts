@@ -56,7 +56,7 @@ export const BUNDLED: Record<string, string> = {
 
 const cache = new Map<string, Manifest>();
 
-/** `claude` → bundled; `path/to/x.toml` → that file, named `dir/x` (e.g. `herdr/claude`). */
+/** `claude` → bundled; `path/to/x.toml` → that file, named `x` (or `path/to/x.toml` when `x` is bundled, e.g. herdr's claude.toml). */
 export function resolveManifest(spec: string): Manifest {
   const hit = cache.get(spec);
   if (hit) return hit;
@@ -72,9 +72,10 @@ export function resolveManifest(spec: string): Manifest {
     m = loadManifest(text, spec, `bundled:${spec}`);
   } else {
     const text = readTextFile(spec);
+    // Named by its file (`my-rules` for ./my-rules.toml), not by the folder it sits in;
+    // a name a bundled manifest has is shown as the path, so the two never read alike.
     const base = path.basename(spec, ".toml");
-    const dir = path.basename(path.dirname(path.resolve(spec)));
-    m = loadManifest(text, dir && dir !== "manifests" ? `${dir}/${base}` : base, spec);
+    m = loadManifest(text, Object.hasOwn(BUNDLED, base) ? spec : base, spec);
   }
   cache.set(spec, m);
   return m;

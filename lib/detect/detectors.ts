@@ -9,6 +9,7 @@ import { sameChange, type Verdict } from "./timeline.ts";
 import type { Observation } from "./observer.ts";
 import type { Kind } from "../osc7501/parse.ts";
 import type { StoredRecord } from "../osc7501/store.ts";
+import type { Hook } from "../recording/sources.ts";
 
 export interface Detector {
   name: string;
@@ -51,7 +52,7 @@ const screenKeys = new WeakMap<Manifest, string>();
 function screenEval(m: Manifest, o: Observation) {
   let key = screenKeys.get(m);
   if (key === undefined) screenKeys.set(m, key = `screen:${m.name}`);
-  return o.memoText(key, () => evaluate(m, new RegionView(o), { memo: o.rules }));
+  return o.memoText(key, () => evaluate(m, new RegionView(o, o.rules), { memo: o.rules }));
 }
 
 function fromEval(e: Evaluation, fallback: string | null = null): Verdict {
@@ -110,7 +111,7 @@ export class TailDetector extends ManifestViewDetector {
   /** The naive observer sees bytes only: no title, no OSC 9. */
   private readonly rules = ruleMemo();
   protected evaluateOn(o: Observation): Evaluation {
-    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }), {
+    return evaluate(this.manifest, new RegionView({ rows: () => o.tailRows(), title: "", osc9: null }, this.rules), {
       memo: this.rules,
     });
   }
@@ -187,22 +188,67 @@ export class HashDetector implements Detector {
   }
 }
 
+/** A hook event as a verdict: blocked is the only "needs you", done and error count as idle (fixture convention 3). */
+export function hookVerdict(h: Hook): Verdict {
+  const state: DetState = h.state === "blocked" ? "blocked" : h.state === "working" ? "working" : "idle";
+  return v(state, `hook:${h.state}`, h.msg, h.kind);
+}
+
+const NO_PROCESS_DATA = v("unknown", "no-process-data", "no process data in this capture");
+const NO_HOOK_DATA = v("unknown", "no-hook-data", "no hook data in this capture");
+
 /**
- * osFoundry's signals::combine: a blocked verdict read from the screen always counts;
- * then a report from the program (any current OSC 7501 record — records have no
- * heartbeat, so a present record is the program's latest word); then "the program
- * exited"; then the rest of the screen rules.
+ * The process table (the write-up's third source): idle while the shell holds the
+ * terminal, working while another program does. It never says blocked: the process
+ * table tells who runs and when it exits, not whether it waits for you.
+ */
+export class ProcessDetector implements Detector {
+  constructor(readonly name: string, readonly every: number) {}
+  /** A function of the recorded foreground group: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
+  judge(o: Observation): Verdict {
+    if (!o.processData) return NO_PROCESS_DATA;
+    if (o.exited) return EXITED;
+    const f = o.foreground;
+    if (!f) return v("unknown", null);
+    return o.shellInFront ? v("idle", "process:shell", f.name) : v("working", "process:foreground", f.name);
+  }
+}
+
+/** Agent hooks (`record --hooks`): the newest hook event holds until the next. */
+export class HooksDetector implements Detector {
+  constructor(readonly name: string, readonly every: number) {}
+  /** A function of the recorded hook events: only an event changes it. */
+  readonly holdsUntil = UNTIL_NEXT_EVENT;
+  judge(o: Observation): Verdict {
+    if (!o.hookData) return NO_HOOK_DATA;
+    if (o.exited) return EXITED;
+    return o.hook ? hookVerdict(o.hook) : v("unknown", null);
+  }
+}
+
+/**
+ * osFoundry's signals::combine, in its order (docs/detection.md): a blocked verdict read
+ * from the screen always counts; then the newest report from the agent — an OSC 7501
+ * record or a hook, whichever came last (records have no heartbeat, so a present
+ * record is the program's latest word, and a hook holds until the next); then the
+ * shell back in front (idle); then "the program exited"; then the rest of the screen
+ * rules. Each source is used only when the capture has it.
  */
 export class CombinedDetector implements Detector {
   constructor(readonly name: string, readonly manifest: Manifest, readonly every: number) {}
-  /** A function of the screen, the tail or the records: only an event changes it. */
+  /** A function of the screen, the tail, the records, hooks and the process table: only an event changes it. */
   readonly holdsUntil = UNTIL_NEXT_EVENT;
   judge(o: Observation): Verdict {
     const screen = o.exited ? null : screenVerdict(this.manifest, o);
     if (screen?.state === "blocked") return { ...screen, rule: `screen:${screen.rule}` };
     const rec = o.store.attention();
+    const hook = o.hook;
+    // A hook newer than the last OSC 7501 report replaces it; a record newer than the hook replaces the hook.
+    if (hook && (!rec || hook.t > o.lastReportAt)) return hookVerdict(hook);
     if (rec) return recordVerdict(rec);
     if (o.exited) return EXITED;
+    if (o.shellInFront) return v("idle", "process:shell", o.foreground!.name);
     return { ...screen!, rule: screen!.rule === null ? null : `screen:${screen!.rule}` };
   }
 }

@@ -113,7 +113,7 @@ describe("traps", () => {
     const tls = await run(["title:claude", "screen:claude@50ms", ...(hasShared ? [herdrClaude] : [])], evs, 2);
     assert.equal(at(tls.get("title:claude"), 2).state, "idle"); // stale ✳ says idle mid-turn
     assert.equal(at(tls.get("screen:claude@50ms"), 2).state, "working");
-    if (hasShared) assert.equal(at(tls.get("screen:herdr/claude@50ms"), 2).state, "working");
+    if (hasShared) assert.equal(at(tls.get(herdrClaude), 2).state, "working");
   });
   test("a one-frame spinner flash: seen every write, missed by a sweep, held by Herdr's confirmation", async () => {
     const evs = [o(0, HOME + promptBox), o(4.02, working(0)), o(4.05, "\x1b[18;1H\x1b[2K")];

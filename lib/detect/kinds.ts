@@ -14,12 +14,15 @@ import type { Manifest } from "./manifest.ts";
 import { resolveManifest } from "./bundled.ts";
 import { AUTO, type ManifestChoice, manifestFor } from "./choose.ts";
 import type { Header } from "../recording/model.ts";
+import type { SourceName } from "../recording/sources.ts";
 import type { OpenOptions } from "../recording/open.ts";
 import {
   CombinedDetector,
   type Detector,
   HashDetector,
   HerdrDetector,
+  HooksDetector,
+  ProcessDetector,
   ProtocolDetector,
   QuestionDetector,
   QuietDetector,
@@ -59,6 +62,8 @@ export interface DetectorKind {
   instant: boolean;
   /** Its entries in the default set (`report` without --detectors), in order. */
   defaults: Pick<DetectorName, "seconds" | "every">[];
+  /** In the default set only when a capture has this source (recording/sources.ts declaredSources). */
+  source?: SourceName;
   /** How it is written in help and errors. */
   shape: string;
   /** One line for help. */
@@ -83,6 +88,28 @@ export const KINDS: readonly DetectorKind[] = [
     shape: "protocol",
     help: "the program's own OSC 7501 reports: needs-you = the record in front is blocked",
     make: (a) => new ProtocolDetector(a.name, a.every),
+  },
+  {
+    kind: "hooks",
+    takes: null,
+    every: 0,
+    instant: false,
+    defaults: [{ seconds: null, every: null }],
+    source: "hooks",
+    shape: "hooks",
+    help: "the agent's hooks (record --hooks, pstlab hook): the newest hook's state",
+    make: (a) => new HooksDetector(a.name, a.every),
+  },
+  {
+    kind: "process",
+    takes: null,
+    every: 0,
+    instant: false,
+    defaults: [{ seconds: null, every: null }],
+    source: "process",
+    shape: "process",
+    help: "the process table: idle while the shell holds the terminal, else working (never blocked)",
+    make: (a) => new ProcessDetector(a.name, a.every),
   },
   {
     kind: "screen",
@@ -255,9 +282,12 @@ export function createDetector(name: string, manifests: (spec: string) => Manife
   });
 }
 
-/** The default detector set for a manifest (the reference table's rows, plus the rest). */
-export function defaultDetectorNames(manifest: string): string[] {
-  return KINDS.flatMap((k) =>
+/**
+ * The default detector set for a manifest (the reference table's rows, plus the rest);
+ * a kind that reads a source beyond the bytes (process, hooks) only when `sources` has it.
+ */
+export function defaultDetectorNames(manifest: string, sources: ReadonlySet<SourceName> = new Set()): string[] {
+  return KINDS.filter((k) => !k.source || sources.has(k.source)).flatMap((k) =>
     k.defaults.map((d) =>
       formatDetectorName({ kind: k.kind, manifest: k.takes === "manifest" ? manifest : null, ...d })
     )

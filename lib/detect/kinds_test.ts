@@ -107,7 +107,7 @@ describe("a manifest path with @ in it", () => {
   fs.mkdirSync(folder);
   const file = path.join(folder, "claude@v2.toml");
   fs.copyFileSync(path.join(ROOT, "fixtures/manifests/claude.toml"), file);
-  const loaded = "team@host/claude@v2"; // a path's manifest is named folder/file
+  const loaded = "claude@v2"; // a path's manifest is named by its file
 
   test("every kind builds from it, with and without an interval, and its name round-trips", () => {
     for (const k of KINDS.filter((k) => k.takes === "manifest")) {

@@ -10,7 +10,7 @@
 
 import { parse as parseToml } from "smol-toml";
 import { ManifestError } from "../errors.ts";
-import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import { compilePattern, type Match, type Pattern, RegexError } from "../regex/pattern.ts";
 import { parseRegion, type Region, type RegionSource, RegionView } from "./regions.ts";
 import type { Kind } from "../osc7501/parse.ts";
 
@@ -31,10 +31,62 @@ const KINDS = new Set(["permission", "question", "auth"]);
 export interface Matcher {
   source: string;
   re: Pattern;
+  /**
+   * How the matcher reads a region, decided when the manifest is compiled (issue 25):
+   * "row" — the pattern cannot match across a line (Pattern.withinLine), so it is run on
+   * each row and each row's answer is kept by the row's text; "joined" — on the region's
+   * text, after a per-row check that some row holds a required literal (one without a
+   * line break lies within a row of the joined text iff it lies within the text).
+   */
+  path: "row" | "joined";
+  /** Per row text: the row's leftmost match (row path), or whether it holds a literal (joined path). */
+  rows: RowMemo<Match | null | boolean>;
+  /** Joined path: the literal check can run per row. */
+  rowLiterals: boolean;
+}
+
+/**
+ * A matcher's answers per row, kept by the row's text at its place: per stream of
+ * screens (an observer's screen, a detector's tail), the rows last read at each place
+ * and their answers. A row unchanged since then is the same string at the same place,
+ * or one place lower after the screen scrolled by a line, found with one comparison;
+ * only a redrawn or new row is read again. Bounded by the screen's height. (A map by
+ * row text was tried: hashing every redrawn row for every matcher cost more than the
+ * regex runs it saved on the dense bench capture.)
+ */
+export class RowMemo<T> {
+  private places = new WeakMap<object, { rows: string[]; values: T[] }>();
+  /** The value of the row find() stopped at. */
+  found: T | undefined = undefined;
+
+  /** The index of the first row whose value is truthy (kept in `found`), or -1. */
+  find(stream: object | null, rows: readonly string[], fn: (row: string) => T): number {
+    let p = stream ? this.places.get(stream) : undefined;
+    if (stream && !p) this.places.set(stream, p = { rows: [], values: [] });
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      let v: T;
+      if (p === undefined) v = fn(row);
+      else if (p.rows[i] === row) v = p.values[i];
+      else {
+        // Scrolled by a line: this row was one place lower last time.
+        v = p.rows[i + 1] === row ? p.values[i + 1] : fn(row);
+        p.rows[i] = row;
+        p.values[i] = v;
+      }
+      if (v) {
+        this.found = v;
+        return i;
+      }
+    }
+    return -1;
+  }
 }
 
 export interface Gate {
   contains: string[]; // lower-cased
+  /** Per needle (without a line break), whether a row's lower-cased text holds it; null: the needle spans rows. */
+  containsRows: (RowMemo<boolean> | null)[];
   regex: Matcher[];
   lineRegex: Matcher[];
   all: Gate[];
@@ -110,7 +162,8 @@ class Builder {
     return v as string[];
   }
 
-  compile(where: string, src: string): Matcher {
+  /** `line`: a line_regex, run on each line by definition (the row path). */
+  compile(where: string, src: string, line = false): Matcher {
     if (src.length > LIMITS.matcherChars) {
       this.fail(where, `a matcher is ${src.length} characters (limit ${LIMITS.matcherChars})`);
     }
@@ -121,7 +174,11 @@ class Builder {
       if (e instanceof RegexError) this.fail(where, `regex ${JSON.stringify(src)}: ${e.message}`);
       throw e;
     }
-    return { source: src, re };
+    const lits = re.literals;
+    // A joined-path pattern gets the per-row literal check only when no literal holds a line break.
+    const row = line || re.withinLine;
+    const rowLiterals = !row && lits !== null && lits.every((l) => !l.includes("\n"));
+    return { source: src, re, path: row ? "row" : "joined", rows: new RowMemo(), rowLiterals };
   }
 
   matchers(where: string, n: number): void {
@@ -153,16 +210,31 @@ class Builder {
       if (!Array.isArray(v) || !v.every(isObj)) this.fail(where, `${field} must be an array of tables`);
       return (v as Obj[]).map((g) => this.gate(where, g, depth + 1, GATE_KEYS));
     };
+    const lowered = contains.map((c) => c.toLowerCase());
     return {
-      contains: contains.map((c) => c.toLowerCase()),
+      contains: lowered,
+      containsRows: rowMemos(lowered),
       regex: regex.map((r) => this.compile(where, r)),
-      lineRegex: lineRegex.map((r) => this.compile(where, r)),
+      lineRegex: lineRegex.map((r) => this.compile(where, r, true)),
       all: sub("all"),
       any: sub("any"),
       not: sub("not"),
     };
   }
 }
+
+/** Per-row memos for lower-cased needles; a needle with a line break reads the joined text. */
+const rowMemos = (needles: string[]) => needles.map((c) => (c.includes("\n") ? null : new RowMemo<boolean>()));
+
+const regexGate = (m: Matcher): Gate => ({
+  contains: [],
+  containsRows: [],
+  regex: [m],
+  lineRegex: [],
+  all: [],
+  any: [],
+  not: [],
+});
 
 function detectStyle(doc: Obj): "herdr" | "first-match" {
   if (doc.style === "herdr" || doc.style === "first-match") return doc.style;
@@ -257,13 +329,15 @@ function firstMatchRule(b: Builder, raw: Obj, base: RuleBase): Rule {
   const any = rx("any"), all = rx("all"), not = rx("not");
   const contains = b.strings(where, raw.contains, "contains");
   if (any.length + all.length + contains.length === 0) b.fail(where, "needs at least one of any, all, contains");
+  const lowered = contains.map((c) => c.toLowerCase());
   const gate: Gate = {
-    contains: contains.map((c) => c.toLowerCase()),
+    contains: lowered,
+    containsRows: rowMemos(lowered),
     regex: all.map((r) => b.compile(where, r)),
     lineRegex: [],
     all: [],
-    any: any.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
-    not: not.map((r) => ({ contains: [], regex: [b.compile(where, r)], lineRegex: [], all: [], any: [], not: [] })),
+    any: any.map((r) => regexGate(b.compile(where, r))),
+    not: not.map((r) => regexGate(b.compile(where, r))),
   };
   b.matchers(where, any.length + all.length + not.length + contains.length);
   return {
@@ -347,12 +421,49 @@ function clip(s: string, n = 120): string {
   return s.length > n ? s.slice(0, n) + "…" : s;
 }
 
+/** A region's lines for per-row reading: an empty region is one empty row (its text is ""). */
+const EMPTY_ROW: readonly string[] = [""];
+function rowsOf(view: RegionView, region: Region): readonly string[] {
+  const l = view.regionLines(region);
+  return l.length ? l : EMPTY_ROW;
+}
+
+/**
+ * A regex matcher's leftmost match in a region's text (only its text is read by callers).
+ * Row path: the first row with a match, from each row's kept answer — an unchanged row
+ * costs a lookup, a changed one a regex run on that row alone. Joined path: skipped when
+ * no row holds a required literal, else run on the joined text.
+ */
+function firstMatch(m: Matcher, view: RegionView, region: Region): Match | null {
+  if (m.path === "row") {
+    return m.rows.find(view.stream, rowsOf(view, region), (r) => m.re.first(r)) < 0 ? null : m.rows.found as Match;
+  }
+  if (m.rowLiterals && m.rows.find(view.stream, rowsOf(view, region), (r) => m.re.mayMatch(r)) < 0) return null;
+  return m.re.first(view.text(region));
+}
+
+/** A line_regex's first matching line, or null (each line's answer kept by its text). */
+function firstLine(m: Matcher, view: RegionView, region: Region): string | null {
+  const lines = view.regionLines(region);
+  const i = m.rows.find(view.stream, lines, (r) => m.re.first(r));
+  return i < 0 ? null : lines[i];
+}
+
+/** Whether the region's lower-cased text holds needle k of the gate (per row when the needle has no line break). */
+function holds(g: Gate, k: number, view: RegionView, region: Region): boolean {
+  const needle = g.contains[k], memo = g.containsRows[k];
+  if (!memo) return view.lowerText(region).includes(needle);
+  // Lower-casing is per character but for a final sigma, whose context a line break ends
+  // as the text's end does: the joined text lower-cased is the rows lower-cased, joined.
+  return memo.find(view.stream, rowsOf(view, region), (r) => r.toLowerCase().includes(needle)) >= 0;
+}
+
 function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResult[] | null): boolean {
   let ok = true;
   if (g.contains.length) {
-    const low = view.lowerText(region);
-    for (const c of g.contains) {
-      const hit = low.includes(c);
+    for (let k = 0; k < g.contains.length; k++) {
+      const c = g.contains[k];
+      const hit = holds(g, k, view, region);
       trace?.push({ kind: "contains", pattern: c, matched: hit, evidence: hit ? c : null });
       if (!hit) {
         ok = false;
@@ -361,7 +472,7 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
     }
   }
   for (const m of g.regex) {
-    const r = m.re.first(view.text(region));
+    const r = firstMatch(m, view, region);
     trace?.push({ kind: "regex", pattern: m.source, matched: !!r, evidence: r ? clip(r.text.trim()) : null });
     if (!r) {
       ok = false;
@@ -369,13 +480,7 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
     }
   }
   for (const m of g.lineRegex) {
-    let line: string | null = null;
-    for (const l of view.regionLines(region)) {
-      if (m.re.test(l)) {
-        line = l;
-        break;
-      }
-    }
+    const line = firstLine(m, view, region);
     trace?.push({
       kind: "line_regex",
       pattern: m.source,
@@ -426,18 +531,19 @@ function evalGate(g: Gate, view: RegionView, region: Region, trace: MatcherResul
  * interrupt" had matched). undefined: none matched.
  */
 function firstEvidence(g: Gate, view: RegionView, region: Region): string | undefined {
-  if (g.contains.length) {
-    const low = view.lowerText(region);
-    for (const c of g.contains) if (low.includes(c) && !c.startsWith("not ")) return c;
+  for (let k = 0; k < g.contains.length; k++) {
+    const c = g.contains[k];
+    if (!c.startsWith("not ") && holds(g, k, view, region)) return c;
   }
   for (const m of g.regex) {
     if (m.source.startsWith("not ")) continue;
-    const r = m.re.first(view.text(region));
+    const r = firstMatch(m, view, region);
     if (r) return clip(r.text.trim());
   }
   for (const m of g.lineRegex) {
     if (m.source.startsWith("not ")) continue;
-    for (const l of view.regionLines(region)) if (m.re.test(l)) return clip(l.trim());
+    const l = firstLine(m, view, region);
+    if (l !== null) return clip(l.trim());
   }
   for (const sub of [...g.all, ...g.any]) {
     const e = firstEvidence(sub, view, region);
@@ -447,12 +553,21 @@ function firstEvidence(g: Gate, view: RegionView, region: Region): string | unde
 }
 
 /**
- * A rule's result is a function of its region's text alone: kept per rule with the text
- * it was computed on, and reused while that text comes back unchanged (the prompt box
- * while only the transcript above it moves, a title between redraws). The issue-12
- * memo "by region text, not by screen version".
+ * A rule's result is a function of its region's text alone: kept per rule with the rows
+ * it was computed on, and reused while they come back unchanged (the prompt box while
+ * only the transcript above it moves, a title between redraws). The issue-12 memo "by
+ * region text, not by screen version"; compared row by row (issue 25) so that the
+ * region is never joined just to find it unchanged — an unchanged screen row is the
+ * same string, found equal at once.
  */
-export type RuleMemo = WeakMap<Rule, { text: string; ok: boolean; evidence?: string | null }>;
+export type RuleMemo = WeakMap<Rule, { rows: readonly string[]; ok: boolean; evidence?: string | null }>;
+
+function sameRows(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** A fresh memo for one stream of inputs (one observer's screen, one detector's tail). */
 export const ruleMemo = (): RuleMemo => new WeakMap();
@@ -463,10 +578,10 @@ function ruleResult(
   memo: RuleMemo | undefined,
 ): { ok: boolean; evidence?: string | null } {
   if (!memo) return { ok: evalGate(rule.gate, view, rule.region, null) };
-  const text = view.text(rule.region);
+  const rows = view.rows(rule.region);
   let c = memo.get(rule);
-  if (c === undefined || c.text !== text) {
-    c = { text, ok: evalGate(rule.gate, view, rule.region, null) };
+  if (c === undefined || !sameRows(c.rows, rows)) {
+    c = { rows, ok: evalGate(rule.gate, view, rule.region, null) };
     memo.set(rule, c);
   }
   return c;
@@ -478,7 +593,7 @@ export function evaluate(
   src: RegionSource | RegionView,
   opts: { explain?: boolean; only?: (r: Rule) => boolean; memo?: RuleMemo } = {},
 ): Evaluation {
-  const view = src instanceof RegionView ? src : new RegionView(src);
+  const view = src instanceof RegionView ? src : new RegionView(src, opts.memo);
   if (opts.explain) return explainAll(m, view, opts.only);
   // The first match in evaluation order wins: nothing after it can outrank it.
   for (const rule of m.order) {

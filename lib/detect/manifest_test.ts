@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { evaluate, LIMITS, loadManifest, ruleMemo } from "./manifest.ts";
 import { BUNDLED, resolveManifest } from "./bundled.ts";
@@ -219,14 +220,33 @@ describe("validation and limits", () => {
 });
 
 const herdrDir = path.join(SHARED, "manifests", "herdr");
+describe("a custom manifest's name", () => {
+  test("its file's base name, wherever it is; a bundled name is shown as the path", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-name-"));
+    try {
+      fs.mkdirSync(path.join(dir, "rules"));
+      const mine = path.join(dir, "rules", "my-rules.toml");
+      const clash = path.join(dir, "rules", "claude.toml");
+      fs.writeFileSync(mine, BUNDLED.claude);
+      fs.writeFileSync(clash, BUNDLED.claude);
+      assert.equal(resolveManifest(mine).name, "my-rules");
+      assert.equal(resolveManifest(clash).name, clash);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("Herdr's manifests", { skip: !hasShared && "../shared is absent" }, () => {
   const files = hasShared ? fs.readdirSync(herdrDir).filter((f) => f.endsWith(".toml")) : [];
   test("the folder has manifests (every one of them is loaded below)", () => assert.ok(files.length > 0));
   for (const f of files) {
     test(`${f} loads`, () => {
-      const m = resolveManifest(path.join(herdrDir, f));
+      const file = path.join(herdrDir, f);
+      const m = resolveManifest(file);
       assert.equal(m.style, "herdr");
-      assert.equal(m.name, `herdr/${f.slice(0, -5)}`);
+      // Named by its file; a name a bundled manifest has is shown as the path.
+      assert.equal(m.name, Object.hasOwn(BUNDLED, f.slice(0, -5)) ? file : f.slice(0, -5));
       assert.ok(m.rules.length > 0);
     });
   }

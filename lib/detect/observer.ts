@@ -10,6 +10,32 @@ import type { Store } from "../osc7501/store.ts";
 import type { Event, Header } from "../recording/model.ts";
 import type { RegionSource } from "./regions.ts";
 import { type RuleMemo, ruleMemo } from "./manifest.ts";
+import {
+  declaredSources,
+  type Foreground,
+  type Hook,
+  HOOK_CODE,
+  parseForeground,
+  parseHook,
+  PROCESS_CODE,
+} from "../recording/sources.ts";
+
+/** Shells: when the recorded command is one of these, its group is "the shell" only while it still runs it (not after an exec). */
+const SHELLS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "fish",
+  "dash",
+  "ksh",
+  "mksh",
+  "tcsh",
+  "csh",
+  "ash",
+  "nu",
+  "elvish",
+  "xonsh",
+]);
 
 export interface Observation extends RegionSource {
   t: number;
@@ -45,6 +71,16 @@ export interface Observation extends RegionSource {
   memoText<T>(key: string, fn: () => T): T;
   /** Rule results kept by region text across this observer's screens (manifest.ts RuleMemo). */
   readonly rules: RuleMemo;
+  /** Whether the capture has the process table (declared by its recorder, or an event seen). */
+  processData: boolean;
+  /** The group holding the terminal now, or null (none recorded yet). */
+  foreground: Foreground | null;
+  /** Whether that group is the shell's: the recorded command's own (the session's), and for a shell command while it still runs the shell. */
+  shellInFront: boolean;
+  /** Whether the capture has agent hooks (declared by its recorder, or an event seen). */
+  hookData: boolean;
+  /** The newest hook event that parsed, with its time; null before any. */
+  hook: (Hook & { t: number }) | null;
 }
 
 /**
@@ -64,6 +100,11 @@ class LiveObservation implements Observation {
   store: Store;
   lastReportAt = -Infinity;
   storeVersion = 0;
+  processData = false;
+  foreground: Foreground | null = null;
+  shellInFront = false;
+  hookData = false;
+  hook: (Hook & { t: number }) | null = null;
   private memoStamp = -1;
   private memoMap = new Map<string, unknown>();
   private textMemo = new Map<
@@ -127,8 +168,19 @@ export class Observer {
   private seenT = NaN;
   private seenEvents = -1;
   private readonly live: LiveObservation;
+  private processData: boolean;
+  private hookData: boolean;
+  private foreground: Foreground | null = null;
+  private hook: (Hook & { t: number }) | null = null;
+  /** The command's program when it is a shell (its name is what /proc/PGID/comm says while it runs the shell). */
+  private readonly shellName: string | null;
 
   constructor(header: Header, opts: { convertEol?: boolean } = {}) {
+    const sources = declaredSources(header);
+    this.processData = sources.has("process");
+    this.hookData = sources.has("hooks");
+    const prog = /^\S+/.exec(header.command ?? "")?.[0].split("/").pop()?.replace(/^-/, "") ?? "";
+    this.shellName = SHELLS.has(prog) ? prog : null;
     this.screen = new Screen(header.cols, header.rows, { convertEol: opts.convertEol });
     this.tracker = new Tracker((e) => {
       if (e.type === "report") this.lastReportAt = e.t;
@@ -161,7 +213,30 @@ export class Observer {
         this.tracker.exit(e.t);
         this.exited = true;
         return;
+      case "other":
+        if (e.code === PROCESS_CODE) {
+          const f = parseForeground(e.data);
+          if (!f) return;
+          this.processData = true;
+          this.foreground = f;
+        } else if (e.code === HOOK_CODE) {
+          this.hookData = true;
+          const h = parseHook(e.data);
+          if (h) this.hook = { ...h, t: e.t };
+        }
+        return;
     }
+  }
+
+  /**
+   * The shell is in front: the recorded command's own group (the session's: the
+   * command leads it) holds the terminal, and for a shell command it still runs the
+   * shell, not a program it exec'd. A job the shell started has a group of its own.
+   */
+  private shellInFront(): boolean {
+    const f = this.foreground;
+    if (!f || f.pgid !== f.sid) return false;
+    return this.shellName === null || f.name === this.shellName;
   }
 
   /** The state as of time t (every event applied so far); the same object each time, refreshed. */
@@ -181,6 +256,11 @@ export class Observer {
     o.tailVersion = this.tail.version;
     o.lastReportAt = this.lastReportAt;
     o.storeVersion = this.storeVersion;
+    o.processData = this.processData;
+    o.foreground = this.foreground;
+    o.shellInFront = this.shellInFront();
+    o.hookData = this.hookData;
+    o.hook = this.hook;
     return o;
   }
 

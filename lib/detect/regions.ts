@@ -143,10 +143,19 @@ function lastIndex(lines: readonly string[], pred: (l: string) => boolean, befor
 export class RegionView {
   private cache = new Map<string, string>();
   private lower = new Map<string, string>();
-  private split = new Map<string, string[]>();
+  private split = new Map<string, readonly string[]>();
+  private rowCache = new Map<string, readonly string[]>();
   private _lines: string[] | null = null;
+  /** Some source row holds a line break (not a screen's: a test's, a title): rows are then split. */
+  private _rowsHoldBreaks: boolean | null = null;
+  private _afterBox: string[] | null = null;
 
-  constructor(readonly src: RegionSource) {}
+  /**
+   * `stream`: an object standing for the sequence of inputs this one belongs to (an
+   * observer's screens, a detector's tails): per-row memos keep each stream's last rows
+   * by place under it. None: rows are looked up by text only.
+   */
+  constructor(readonly src: RegionSource, readonly stream: object | null = null) {}
 
   lines(): string[] {
     if (this._lines) return this._lines;
@@ -156,10 +165,26 @@ export class RegionView {
     return (this._lines = rows.slice(0, end) as string[]);
   }
 
+  /**
+   * The region as the rows it is made of, not joined (issue 25: rules evaluated per row
+   * never pay for the join). `rows(r).join("\n") === text(r)` always; the rows are the
+   * source's own strings, so an unchanged screen row is the same string from one screen
+   * state to the next.
+   */
+  rows(r: Region): readonly string[] {
+    let l = this.rowCache.get(r.key);
+    if (l === undefined) {
+      l = this.compute(r);
+      this.rowCache.set(r.key, l);
+    }
+    return l;
+  }
+
   text(r: Region): string {
     let t = this.cache.get(r.key);
     if (t === undefined) {
-      t = this.compute(r);
+      const rows = this.rows(r);
+      t = rows.length === 1 ? rows[0] : rows.join("\n");
       this.cache.set(r.key, t);
     }
     return t;
@@ -174,14 +199,31 @@ export class RegionView {
     return t;
   }
 
-  regionLines(r: Region): string[] {
+  /**
+   * The region's lines: its text split at line breaks (none for an empty text). The
+   * rows themselves when no row holds a line break, as screen rows never do.
+   */
+  regionLines(r: Region): readonly string[] {
     let l = this.split.get(r.key);
     if (l === undefined) {
-      const t = this.text(r);
-      l = t === "" ? [] : t.split("\n");
+      const rows = this.rows(r);
+      if (rows.length === 0 || (rows.length === 1 && rows[0] === "")) l = [];
+      else if (!this.rowsHoldBreaks(r)) l = rows;
+      else l = this.text(r).split("\n");
       this.split.set(r.key, l);
     }
     return l;
+  }
+
+  private rowsHoldBreaks(r: Region): boolean {
+    if (r.name === "osc_title" || r.name === "osc_progress") return this.text(r).includes("\n");
+    if (this._rowsHoldBreaks === null) {
+      const rows = this.src.rows();
+      let found = false;
+      for (let i = 0; i < rows.length && !found; i++) found = rows[i].includes("\n");
+      this._rowsHoldBreaks = found;
+    }
+    return this._rowsHoldBreaks;
   }
 
   /**
@@ -191,10 +233,11 @@ export class RegionView {
    * the newest thing on it, and live.
    */
   private afterInputBox(): string[] {
+    if (this._afterBox) return this._afterBox;
     const lines = this.lines();
     const top = this.src.cursor ? Math.min(this.cursorRow(), lines.length - 1) : lines.length - 1;
-    for (let i = top; i >= 0; i--) if (isInputBoxRow(lines, i)) return lines.slice(i + 1);
-    return lines;
+    for (let i = top; i >= 0; i--) if (isInputBoxRow(lines, i)) return (this._afterBox = lines.slice(i + 1));
+    return (this._afterBox = lines);
   }
 
   /** The cursor's row; without a cursor, the last row (the raw tail's current line). */
@@ -204,45 +247,44 @@ export class RegionView {
     return Math.min(Math.max(0, y), Math.max(0, rows.length - 1));
   }
 
-  private compute(r: Region): string {
+  private compute(r: Region): readonly string[] {
     const L = () => this.lines();
-    const join = (a: string[]) => a.join("\n");
     switch (r.name) {
       case "osc_title":
-        return this.src.title;
+        return [this.src.title];
       case "osc_progress":
-        return this.src.osc9 ?? "";
+        return [this.src.osc9 ?? ""];
       case "whole_recent":
-        return join(L());
+        return L();
       case "bottom_lines":
-        return join(L().slice(-r.n!));
+        return L().slice(-r.n!);
       case "bottom_non_empty_lines":
-        return join(nonEmptyUpTo(L(), L().length, r.n!));
+        return nonEmptyUpTo(L(), L().length, r.n!);
       case "to_cursor_non_empty_lines": {
         // A blank cursor row (a program between lines, a TUI that parks its cursor) reads as the bottom.
         const rows = this.src.rows(), y = this.cursorRow();
-        return join(blank(rows[y] ?? "") ? nonEmptyUpTo(L(), L().length, r.n!) : nonEmptyUpTo(rows, y + 1, r.n!));
+        return blank(rows[y] ?? "") ? nonEmptyUpTo(L(), L().length, r.n!) : nonEmptyUpTo(rows, y + 1, r.n!);
       }
       case "cursor_line":
-        return this.src.rows()[this.cursorRow()] ?? "";
+        return [this.src.rows()[this.cursorRow()] ?? ""];
       case "after_last_input_box":
-        return join(this.afterInputBox());
+        return this.afterInputBox();
       case "bottom_after_input_box": {
         const below = this.afterInputBox();
-        return join(nonEmptyUpTo(below, below.length, r.n!));
+        return nonEmptyUpTo(below, below.length, r.n!);
       }
       case "top_non_empty_lines": {
         const lines = L();
         let seen = 0;
         for (let i = 0; i < lines.length; i++) {
-          if (!blank(lines[i]) && ++seen === r.n) return join(lines.slice(0, i + 1));
+          if (!blank(lines[i]) && ++seen === r.n) return lines.slice(0, i + 1);
         }
-        return join(lines);
+        return lines;
       }
       case "after_last_horizontal_rule": {
         const lines = L();
         const i = lastIndex(lines, isHorizontalRule);
-        return i < 0 ? "" : join(lines.slice(i + 1));
+        return i < 0 ? [] : lines.slice(i + 1);
       }
       case "prompt_box_body":
       case "above_prompt_box":
@@ -250,36 +292,36 @@ export class RegionView {
         const lines = L();
         const last = lastIndex(lines, isHorizontalRule);
         const prev = last < 0 ? -1 : lastIndex(lines, isHorizontalRule, last);
-        if (prev < 0) return "";
-        if (r.name === "prompt_box_body") return join(lines.slice(prev + 1, last));
+        if (prev < 0) return [];
+        if (r.name === "prompt_box_body") return lines.slice(prev + 1, last);
         const above = lines.slice(0, prev);
-        if (r.name === "above_prompt_box") return join(above);
+        if (r.name === "above_prompt_box") return above;
         const j = lastIndex(above, (l) => !blank(l));
-        return j < 0 ? "" : above[j];
+        return j < 0 ? [] : [above[j]];
       }
       case "after_last_prompt_marker": {
         const lines = L();
         const i = lastIndex(lines, isPromptMarker);
-        return i < 0 ? "" : join(lines.slice(i + 1));
+        return i < 0 ? [] : lines.slice(i + 1);
       }
       case "before_current_prompt_marker": {
         const lines = L();
         const i = lastIndex(lines, isPromptMarker);
-        return i < 0 ? join(lines) : join(lines.slice(0, i));
+        return i < 0 ? lines : lines.slice(0, i);
       }
       case "whole_recent_without_current_prompt_marker": {
         const lines = L();
         const i = lastIndex(lines, isPromptMarker);
-        return i < 0 ? join(lines) : join([...lines.slice(0, i), ...lines.slice(i + 1)]);
+        return i < 0 ? lines : [...lines.slice(0, i), ...lines.slice(i + 1)];
       }
       case "current_prompt_block_marker":
       case "after_current_prompt_block_marker": {
         const lines = L();
         const p = lastIndex(lines, isPromptMarker);
         const b = lastIndex(lines, isBlockMarker, p < 0 ? lines.length : p);
-        if (b < 0) return "";
-        if (r.name === "current_prompt_block_marker") return join(lines.slice(b, p < 0 ? lines.length : p));
-        return join(lines.slice(b + 1));
+        if (b < 0) return [];
+        if (r.name === "current_prompt_block_marker") return lines.slice(b, p < 0 ? lines.length : p);
+        return lines.slice(b + 1);
       }
     }
   }

@@ -53,6 +53,11 @@ export interface ParseNote {
     | "progress-dropped"
     | "app-dropped";
   detail: string;
+  /** The pair's key and value as sent, controls shown as \xNN (a whole pair without `=` is its key). */
+  key: string;
+  value: string;
+  /** Why it was dropped, without the pair itself (check quotes the pair truncated). */
+  why: string;
 }
 
 export type ParseResult =
@@ -212,7 +217,9 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
     return { type: "query", terminator, reply: queryReply(terminator) };
   }
   const notes: ParseNote[] = [];
-  if (body.length === 0) notes.push({ code: "empty-body", detail: "empty body" });
+  if (body.length === 0) {
+    notes.push({ code: "empty-body", detail: "empty body", key: "", value: "", why: "empty body" });
+  }
   const pairs = splitPairs(body, notes);
   if (!Array.isArray(pairs)) return pairs;
   const fields = readPairs(body, pairs, notes);
@@ -237,7 +244,13 @@ function splitPairs(body: Uint8Array, notes: ParseNote[]): Pair[] | ParseResult 
       }
     }
     if (eq < 0) {
-      notes.push({ code: "malformed-pair", detail: `"${showBytes(body, s, e)}" has no "="` });
+      notes.push({
+        code: "malformed-pair",
+        detail: `"${showBytes(body, s, e)}" has no "="`,
+        key: showBytes(body, s, e),
+        value: "",
+        why: 'no "="',
+      });
       continue;
     }
     let ks = s, ke = eq, vs = eq + 1, ve = e;
@@ -290,8 +303,14 @@ function readPairs(body: Uint8Array, pairs: Pair[], notes: ParseNote[]): RawFiel
   for (const p of pairs) {
     // Built only when a note needs it: this loop is on the scan hot path.
     const shown = () => `${showBytes(body, p.ks, p.ke)}=${showBytes(body, p.vs, p.ve)}`;
+    const pair = () => ({ key: showBytes(body, p.ks, p.ke), value: showBytes(body, p.vs, p.ve) });
     if (p.key === null) {
-      notes.push({ code: p.hasControl ? "raw-control" : "malformed-pair", detail: `"${shown()}": key must be [a-z]+` });
+      notes.push({
+        code: p.hasControl ? "raw-control" : "malformed-pair",
+        detail: `"${shown()}": key must be [a-z]+`,
+        ...pair(),
+        why: "key must be [a-z]+",
+      });
       continue;
     }
     let valueOk = true;
@@ -316,6 +335,8 @@ function readPairs(body: Uint8Array, pairs: Pair[], notes: ParseNote[]): RawFiel
       notes.push({
         code: p.hasControl ? "raw-control" : "malformed-pair",
         detail: `"${shown()}": value has bytes outside [A-Za-z0-9_.,+/=-]`,
+        ...pair(),
+        why: "value has bytes outside [A-Za-z0-9_.,+/=-]",
       });
       continue;
     }
@@ -350,7 +371,13 @@ function readPairs(body: Uint8Array, pairs: Pair[], notes: ParseNote[]): RawFiel
         break;
       }
       default:
-        notes.push({ code: "unknown-key", detail: `unknown key "${p.key}" ignored` });
+        notes.push({
+          code: "unknown-key",
+          detail: `unknown key "${p.key}" ignored`,
+          key: p.key,
+          value: v,
+          why: "unknown key",
+        });
     }
   }
 
@@ -380,6 +407,9 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
     else {notes.push({
         code: "kind-dropped",
         detail: st === "blocked" ? `unknown kind "${kind}"` : `kind applies only to blocked`,
+        key: "kind",
+        value: kind,
+        why: st === "blocked" ? "not permission, question or auth" : "kind applies only to blocked",
       });}
   }
   let pr: number | null = null;
@@ -391,6 +421,9 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
         detail: n === null
           ? `progress "${progress}" is not an integer 0–100`
           : `progress applies only to working and blocked`,
+        key: "progress",
+        value: progress,
+        why: n === null ? "not an integer 0–100" : "progress applies only to working and blocked",
       });}
   }
   let a: string | null = null;
@@ -398,7 +431,15 @@ function toReport(f: RawFields, notes: ParseNote[]): ParseResult {
     let ok = true;
     for (let i = 0; i < app.length && ok; i++) ok = NAME_BYTE[app.charCodeAt(i)] === 1;
     if (ok) a = app;
-    else notes.push({ code: "app-dropped", detail: `app "${app}" has characters outside [A-Za-z0-9_.+-]` });
+    else {
+      notes.push({
+        code: "app-dropped",
+        detail: `app "${app}" has characters outside [A-Za-z0-9_.+-]`,
+        key: "app",
+        value: app,
+        why: "characters outside [A-Za-z0-9_.+-]",
+      });
+    }
   }
   return { type: "report", report: { state: st, id, kind: k, progress: pr, app: a, title, msg }, notes };
 }

@@ -171,6 +171,16 @@ describe("writing", () => {
     assert.equal(w.stats.movedBytes, 2);
     assert.equal(w.stats.rawEvents, 0);
   });
+  test("a character split across reads is held back even when the read is invalid anyway", () => {
+    const euro = te.encode("€");
+    const { text, w } = writeCast({ cols: 80, rows: 24 }, [
+      { t: 0, kind: "output", bytes: new Uint8Array([0x61, 0xff, euro[0], euro[1]]) },
+      { t: 1, kind: "output", bytes: new Uint8Array([euro[2], 0x62]) },
+    ]);
+    assert.ok(text.includes('[0.000, "b", "Yf8="]'), text); // a, 0xff: the invalid read, without the tail
+    assert.ok(text.includes('[1.000, "o", "€b"]'), text);
+    assert.equal(w.stats.movedBytes, 2);
+  });
   test("an incomplete tail at the end is written with its bytes", async () => {
     const { text } = writeCast({ cols: 80, rows: 24 }, [{
       t: 0,

@@ -34,6 +34,8 @@ export interface Provenance {
   emitter?: string | null;
   /** How truth labels were produced ("labels-fifo", "script", "hand", …). */
   truth?: string | null;
+  /** The sources beyond the bytes the recorder captured: "process", "hooks" (docs/fixture-format.md convention 9). */
+  sources?: string[];
   [k: string]: unknown;
 }
 

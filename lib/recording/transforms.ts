@@ -27,19 +27,39 @@ export interface SliceOptions {
   keepPrelude?: boolean;
 }
 
-/** Events with from ≤ t ≤ to, rebased so `from` is 0. */
+/**
+ * Events with from ≤ t ≤ to, rebased so `from` is 0. What was in force at `from` is
+ * re-emitted at t=0 so a clip keeps its truth: the last `truth:` label (a clip of a
+ * permission prompt is still labelled blocked) and the window size (the screen is the
+ * size it was), with or without the prelude's output.
+ */
 export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): AsyncIterable<Event> {
   const from = o.from ?? 0, to = o.to ?? Infinity;
+  let label: Event | null = null, size: Event | null = null, carried = from <= 0;
   for await (const e of events) {
     if (e.t > to) {
       // The exit status is still worth keeping when the window reaches the end.
       continue;
     }
     if (e.t < from) {
+      if (e.kind === "marker" && e.label.startsWith("truth:")) label = e;
+      // The prelude replays in order (output before a resize was drawn at the old size);
+      // without it only the last size matters.
+      else if (e.kind === "resize" && !o.keepPrelude) size = e;
       if (o.keepPrelude && (e.kind === "output" || e.kind === "resize")) yield { ...e, t: 0 };
       continue;
     }
+    if (!carried) {
+      carried = true;
+      if (size) yield { ...size, t: 0 };
+      // A label at `from` itself replaces the carried one: write only one.
+      if (label && !(e.kind === "marker" && e.label.startsWith("truth:") && e.t === from)) yield { ...label, t: 0 };
+    }
     yield { ...e, t: e.t - from };
+  }
+  if (!carried) {
+    if (size) yield { ...size, t: 0 };
+    if (label) yield { ...label, t: 0 };
   }
 }
 

@@ -21,7 +21,8 @@ export function incompleteTail(b: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, n); back++) {
     const c = b[n - back];
     if ((c & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
-    const need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    // 0xf5–0xff never start a character: not a tail to wait for.
+    const need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     if (need === 0 || back >= need) return 0;
     // The bytes so far must be a valid prefix (so a hopeless tail is not held back).
     const second = back >= 2 ? b[n - back + 1] : -1;
@@ -59,18 +60,18 @@ export class Utf8Chunker {
       data.set(this.pending, 0);
       data.set(chunk, this.pending.length);
     }
-    // Hold back a trailing partial character only when the rest of the read is valid
-    // text: a read that needs a `b` event anyway keeps all its bytes in one event, and
-    // a read that is nothing but a partial character is written as it is. Both keep
-    // v3 → v3 idempotent (a file we wrote is written again byte for byte).
+    // Hold back a trailing partial character, whatever the rest of the read is (an
+    // invalid read gets its `b` event without the tail; the character is whole in the
+    // next event). A read that is nothing but a partial character is written as it is.
+    // Either way v3 → v3 stays idempotent: a tail we moved is no longer a tail, and a
+    // read whose rest would itself end in what looks like a partial character (an
+    // invalid lead byte before the tail) keeps its bytes together, as written.
     const hold = incompleteTail(data);
-    if (hold > 0 && hold < data.length) {
+    if (hold > 0 && hold < data.length && incompleteTail(data.subarray(0, data.length - hold)) === 0) {
       const head = piece(data.subarray(0, data.length - hold));
-      if (head.exact) {
-        this.pending = data.slice(data.length - hold);
-        this.moved += hold;
-        return head;
-      }
+      this.pending = data.slice(data.length - hold);
+      this.moved += hold;
+      return head;
     }
     this.pending = new Uint8Array(0);
     return piece(data);

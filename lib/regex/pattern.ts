@@ -16,6 +16,7 @@
 
 import { RE2JS } from "re2js";
 import { analyse, type Analysis } from "./guard.ts";
+import { type Literals, literalTest, structure } from "./literals.ts";
 import { RegexTranslationError, translateRe2, translateRust, UnicodeBoundaryError } from "./rust.ts";
 
 export { RegexTranslationError as RegexError };
@@ -67,15 +68,31 @@ export class Pattern {
   /** Set by forEngine: every call runs on this engine (tests compare the two). */
   private forced: Engine | null = null;
 
+  /**
+   * The prefilter: false when the text lacks every literal a match must contain, and the
+   * regex cannot match. Decided once, here (literals.ts); null when no literal is known.
+   */
+  private prefilter: ((text: string) => boolean) | null = null;
+
+  /** Every match contains one of these (literals.ts); null: none known, no prefilter. */
+  literals: Literals | null = null;
+
+  /**
+   * No match can cross a line and nothing in the pattern reads across one: it matches a
+   * text iff it matches one of the text's lines, at the same place (literals.ts).
+   */
+  withinLine = false;
+
   private constructor(
     /** The pattern as written. */
     readonly source: string,
     private readonly js: RegExp | null,
     /** The JavaScript form's worst case; null when only the linear engine can run it. */
     readonly analysis: Analysis | null,
-    private readonly linear: RE2JS | null,
-    /** RE2 with ASCII word boundaries, for texts whose word characters are all ASCII. */
-    private readonly linearAscii: RE2JS | null,
+    /** The linear engines, or undefined until first needed (compiled in linearEngines). */
+    private linear: Linear | undefined,
+    /** The source the linear engines are compiled from (with the flags). */
+    private readonly src: string,
   ) {}
 
   /** Compiles a Rust-syntax pattern; `flags` (i, m, s) apply to the whole of it. */
@@ -89,32 +106,57 @@ export class Pattern {
       if (!(e instanceof RegexTranslationError)) throw e;
       jsError = e;
     }
-    let linear: RE2JS | null = null, linearAscii: RE2JS | null = null, linearError: Error | null = null;
-    try {
-      linear = compileLinear(translateRe2(src));
-    } catch (e) {
-      if (!(e instanceof RegexTranslationError)) throw e;
-      linearError = e;
-      if (e instanceof UnicodeBoundaryError) linearAscii = tryLinear(translateRe2(src, { asciiBoundary: true }));
-    }
-    // Neither engine takes it: JavaScript's reason is the one a Rust user recognises.
-    if (!js && !linear) throw jsError ?? linearError!;
     const analysis = js ? analyse(js.source, js.flags) : null;
-    if (js && !linear && analysis!.degree > MAX_BOUNDARY_DEGREE) {
+    // RE2's compiler is most of a manifest's compile time (re2js: ~0.4 ms a pattern), and
+    // a pattern the fast path always runs never needs it: it is compiled here only when
+    // its outcome decides whether the pattern is accepted, else at first use (issue 25).
+    const decides = !js || analysis!.degree > MAX_BOUNDARY_DEGREE;
+    const linear = decides ? linearEngines(src) : undefined;
+    // Neither engine takes it: JavaScript's reason is the one a Rust user recognises.
+    if (!js && !linear!.linear) throw jsError ?? linear!.error!;
+    if (js && linear && !linear.linear && analysis!.degree > MAX_BOUNDARY_DEGREE) {
       throw new RegexTranslationError(
         `can backtrack catastrophically (${analysis!.nested ?? `degree ${analysis!.degree}`}) and ` +
           `the linear-time engine cannot run it${
-            linearAscii ? " on every text (a Unicode word boundary; write [^\\w] or \\s around the word instead)" : ""
+            linear.ascii ? " on every text (a Unicode word boundary; write [^\\w] or \\s around the word instead)" : ""
           }`,
       );
     }
-    return new Pattern(pattern, js, analysis, linear, linearAscii);
+    const p = new Pattern(pattern, js, analysis, linear, src);
+    // Only the JavaScript form is read: a pattern only RE2 can host keeps the plain path.
+    if (js) {
+      const st = structure(js.source, analysis!.lineBounded);
+      p.withinLine = st.withinLine;
+      p.setLiterals(st.literals, js.flags);
+    }
+    return p;
+  }
+
+  private engines(): Linear {
+    return (this.linear ??= linearEngines(this.src));
+  }
+
+  private setLiterals(literals: Literals | null, flags: string): void {
+    this.literals = literals;
+    this.prefilter = literals ? literalTest(literals, flags) : null;
+  }
+
+  /**
+   * The same pattern with another prefilter: none (null), or other literals — what the
+   * equivalence tests compare against, and how they show a wrong prefilter is caught.
+   */
+  withLiterals(literals: Literals | null): Pattern {
+    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.src);
+    p.forced = this.forced;
+    p.withinLine = this.withinLine;
+    p.setLiterals(literals, this.js?.flags ?? "u");
+    return p;
   }
 
   /** The same pattern, always run on one engine (null when that engine cannot run it). */
   forEngine(engine: Engine): Pattern | null {
-    if (engine === "js" ? !this.js : !this.linear) return null;
-    const p = new Pattern(this.source, this.js, this.analysis, this.linear, this.linearAscii);
+    if (engine === "js" ? !this.js : !this.engines().linear) return null;
+    const p = this.withLiterals(this.literals);
     p.forced = engine;
     return p;
   }
@@ -125,21 +167,30 @@ export class Pattern {
     if (!this.js) return "linear";
     const a = this.analysis!;
     if (a.degree !== Infinity && withinBudget(a, text)) return "js";
-    if (this.linear) return "linear";
-    if (this.linearAscii && !(NON_ASCII.test(text) && NON_ASCII_WORD.test(text))) return "linear";
+    const l = this.engines();
+    if (l.linear) return "linear";
+    if (l.ascii && !(NON_ASCII.test(text) && NON_ASCII_WORD.test(text))) return "linear";
     return "js";
   }
 
   private linearFor(): RE2JS {
-    return this.linear ?? this.linearAscii!;
+    const l = this.engines();
+    return l.linear ?? l.ascii!;
+  }
+
+  /** False when the text lacks every required literal (no match is possible); true otherwise. */
+  mayMatch(text: string): boolean {
+    return this.prefilter === null || this.prefilter(text);
   }
 
   test(text: string): boolean {
+    if (this.prefilter && !this.prefilter(text)) return false;
     return this.engineFor(text) === "js" ? this.js!.test(text) : this.linearFor().test(text);
   }
 
   /** The leftmost match, or null. */
   first(text: string): Match | null {
+    if (this.prefilter && !this.prefilter(text)) return null;
     if (this.engineFor(text) === "js") {
       const m = this.js!.exec(text);
       return m ? { index: m.index, end: m.index + m[0].length, text: m[0] } : null;
@@ -150,6 +201,7 @@ export class Pattern {
 
   /** Every non-empty match, left to right, none overlapping (as a global replace takes them). */
   *all(text: string): Generator<Match> {
+    if (this.prefilter && !this.prefilter(text)) return;
     if (this.engineFor(text) === "js") {
       this.globalJs ??= new RegExp(this.js!.source, this.js!.flags + "g");
       for (const m of text.matchAll(this.globalJs)) {
@@ -159,6 +211,24 @@ export class Pattern {
     }
     const m = this.linearFor().matcher(text);
     while (m.find()) if (m.end() > m.start()) yield { index: m.start(), end: m.end(), text: m.group() ?? "" };
+  }
+}
+
+/** RE2 for a pattern: its own form, or (a Unicode word boundary) the ASCII one, and why not. */
+interface Linear {
+  linear: RE2JS | null;
+  /** RE2 with ASCII word boundaries, for texts whose word characters are all ASCII. */
+  ascii: RE2JS | null;
+  error: Error | null;
+}
+
+function linearEngines(src: string): Linear {
+  try {
+    return { linear: compileLinear(translateRe2(src)), ascii: null, error: null };
+  } catch (e) {
+    if (!(e instanceof RegexTranslationError)) throw e;
+    const ascii = e instanceof UnicodeBoundaryError ? tryLinear(translateRe2(src, { asciiBoundary: true })) : null;
+    return { linear: null, ascii, error: e };
   }
 }
 

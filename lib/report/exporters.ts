@@ -37,6 +37,8 @@ export interface RenderContext {
   episodes?: boolean;
   /** HTML only: file i's recording as asciicast v3 text, or null (not embedded). */
   casts?: (string | null)[];
+  /** HTML only: why file i's recording is not embedded (null: it is, or the default reason). */
+  notEmbedded?: (string | null)[];
 }
 
 /** What each format is called in help ("also write the JSON report here"). */
@@ -55,7 +57,7 @@ export const REPORT_EXPORTERS: Record<ReportFormat, (r: Report, ctx: RenderConte
   json: (r) => renderJson(r),
   csv: (r) => renderCsv(r),
   junit: (r) => renderJunit(r),
-  html: (r, c) => renderHtml(r, c.casts ?? r.files.map(() => null)),
+  html: (r, c) => renderHtml(r, c.casts ?? r.files.map(() => null), c.notEmbedded),
 };
 
 /** A snapshot report: each detector's verdicts on labelled screens. */

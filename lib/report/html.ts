@@ -9,10 +9,10 @@
 import { createHash } from "node:crypto";
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
-import { COLUMNS, footnotes, type Report, row, totals } from "./model.ts";
+import { COLUMNS, footnotes, type Report, row, totals, truthNotes } from "./model.ts";
 import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
 import { jsonScript, type Markup, markup, trusted } from "./markup.ts";
-import { baselineRows, failLines } from "./text.ts";
+import { baselineRows, failLines, manifestLine } from "./text.ts";
 
 export { escapeHtml, inertJson } from "./markup.ts";
 
@@ -74,10 +74,16 @@ function timeline(f: FileResult, id: string): Markup {
     markup`<svg class="timeline" id="${id}" viewBox="0 0 ${
       X0 + W + 10
     } ${height}" width="100%" role="img" aria-label="timeline">`,
+    markup`<clipPath id="${id}-clip"><rect x="${X0}" y="0" width="${W}" height="${height}"/></clipPath>`,
   ];
   lanes.forEach((lane, i) => {
+    out.push(markup`<text x="${X0 - 8}" y="${4 + i * ROW + 13}" text-anchor="end" class="lane">${lane.name}</text>`);
+  });
+  // The lanes in one group the page can stretch onto an episode's window (zoom), clipped
+  // to the plot; the episode's detection marks are drawn into `.marks` by the page.
+  out.push(markup`<g clip-path="url(#${id}-clip)"><g class="lanes">`);
+  lanes.forEach((lane, i) => {
     const y = 4 + i * ROW;
-    out.push(markup`<text x="${X0 - 8}" y="${y + 13}" text-anchor="end" class="lane">${lane.name}</text>`);
     for (const s of lane.segs) {
       if (s.b <= s.a) continue;
       const w = Math.max(0.5, x(s.b) - x(s.a));
@@ -88,11 +94,13 @@ function timeline(f: FileResult, id: string): Markup {
       );
     }
   });
+  out.push(trusted('</g><g class="marks"></g></g>'));
   const axisY = lanes.length * ROW + 8;
   // At most 12 ticks whatever the length: a 34-hour capture had one every 1,200 s (100
   // labels run together). Hours are labelled in hours.
   const step = AXIS_STEPS.find((s) => dur / s <= 12) ?? Math.ceil(dur / 12 / 86400) * 86400;
   const label = (t: number) => step >= 3600 ? `${t / 3600} h` : `${t} s`;
+  out.push(trusted('<g class="ticks">'));
   for (let t = 0; t <= dur + 1e-9; t += step) {
     out.push(
       markup`<line x1="${x(t)}" x2="${x(t)}" y1="2" y2="${axisY}" class="grid"/><text x="${x(t)}" y="${
@@ -100,6 +108,10 @@ function timeline(f: FileResult, id: string): Markup {
       }" text-anchor="middle" class="axis">${label(t)}</text>`,
     );
   }
+  out.push(
+    trusted("</g>"),
+    markup`<text class="axis zoomed" x="${X0}" y="${axisY + 14}" visibility="hidden"></text>`,
+  );
   out.push(markup`<line class="cursor" x1="${X0}" x2="${X0}" y1="0" y2="${axisY}"/>`, trusted("</svg>"));
   return markup`${out}`;
 }
@@ -125,13 +137,54 @@ const GLUE = `(function () {
     var data = JSON.parse(document.getElementById(sec.getAttribute("data-capture")).textContent);
     var svg = sec.querySelector("svg.timeline"), cursor = svg.querySelector(".cursor");
     var el = sec.querySelector(".player");
-    var player = data.cast === null ? null : AsciinemaPlayer.create({ data: data.cast }, el, { fit: "width", terminalFontSize: "12px", preload: true });
+    var player = data.cast === null ? null : AsciinemaPlayer.create({ data: data.cast }, el, { fit: "width", terminalFontSize: "12px", preload: true, poster: "npt:" + data.poster });
     players.push(player);
-    function at(t) { var x = data.x0 + Math.max(0, Math.min(1, t / data.duration)) * data.w; cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); }
+    var win = [0, data.duration];
+    var lanes = svg.querySelector(".lanes"), marks = svg.querySelector(".marks");
+    var ticks = svg.querySelector(".ticks"), zoomed = svg.querySelector(".zoomed");
+    var NS = "http://www.w3.org/2000/svg";
+    function z(t) { return data.x0 + (t - win[0]) / (win[1] - win[0]) * data.w; }
+    function at(t) { var x = Math.max(data.x0, Math.min(data.x0 + data.w, z(t))); cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); }
+    function draw(name, attrs, text) {
+      var e = document.createElementNS(NS, name);
+      for (var k in attrs) e.setAttribute(k, attrs[k]);
+      if (text) e.textContent = text;
+      marks.appendChild(e);
+    }
+    // Zoom: the lanes stretched onto the episode's window, its start and end drawn, and
+    // in each lane where the detector first said needs-you, with its latency.
+    function zoom(k) {
+      var ep = data.episodes[k];
+      while (marks.firstChild) marks.removeChild(marks.firstChild);
+      if (!ep) {
+        win = [0, data.duration];
+        lanes.removeAttribute("transform");
+        ticks.setAttribute("visibility", "visible");
+        zoomed.setAttribute("visibility", "hidden");
+        return;
+      }
+      var pad = Math.max(1, (ep.b - ep.a) * 0.5);
+      win = [Math.max(0, ep.a - pad), Math.min(data.duration, ep.b + pad)];
+      var kx = data.duration / (win[1] - win[0]);
+      lanes.setAttribute("transform", "matrix(" + kx + " 0 0 1 " + (data.x0 - kx * data.x0 - win[0] / (win[1] - win[0]) * data.w) + " 0)");
+      ticks.setAttribute("visibility", "hidden");
+      zoomed.setAttribute("visibility", "visible");
+      zoomed.textContent = "episode #" + (k + 1) + ": " + win[0].toFixed(2) + "–" + win[1].toFixed(2) + " s";
+      [ep.a, ep.b].forEach(function (t) { draw("line", { x1: z(t), x2: z(t), y1: 0, y2: 4 + (ep.marks.length + 1) * data.row, class: "edge" }); });
+      ep.marks.forEach(function (m) {
+        var y = 4 + m[0] * data.row;
+        if (m[1] === null) { draw("text", { x: z(ep.b) + 4, y: y + 12, class: "lat" }, "missed"); return; }
+        draw("line", { x1: z(m[1]), x2: z(m[1]), y1: y - 2, y2: y + data.row - 4, class: "det" });
+        draw("text", { x: z(m[1]) + 4, y: y + 12, class: "lat" }, "+" + (m[1] - ep.a).toFixed(2) + " s");
+      });
+    }
+    sec.querySelectorAll(".zoom button").forEach(function (b) {
+      b.addEventListener("click", function () { zoom(Number(b.getAttribute("data-ep"))); sec.setAttribute("data-zoom", b.getAttribute("data-ep")); });
+    });
     svg.addEventListener("click", function (ev) {
       var r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
       var x = (ev.clientX - r.left) * vb.width / r.width;
-      var t = Math.max(0, Math.min(data.duration, (x - data.x0) / data.w * data.duration));
+      var t = Math.max(0, Math.min(data.duration, win[0] + (x - data.x0) / data.w * (win[1] - win[0])));
       sec.setAttribute("data-seek", t.toFixed(3));
       if (player) player.seek(t);
       at(t);
@@ -149,36 +202,71 @@ h1{font-size:20px}h2{font-size:16px;margin-top:32px}table{border-collapse:collap
 th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left;font-family:ui-monospace,monospace}
 .timeline{cursor:pointer;margin:8px 0}.lane{font:11px ui-monospace,monospace;fill:#333}.axis{font:10px sans-serif;fill:#666}
 .grid{stroke:#eee}.cursor{stroke:#000;stroke-width:1.5}rect.ny{stroke:#a02020;stroke-width:.6}
+.edge{stroke:#a02020;stroke-dasharray:3 2}.det{stroke:#000;stroke-width:2}.lat{font:10px ui-monospace,monospace;fill:#000}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}.foot{color:#666;font-size:12px;margin-top:24px}
 .truth{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px}.fail{color:#b00020;font-weight:bold}.defs{color:#555;font-size:12px}`;
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 function sha256b64(s: string): string {
   return createHash("sha256").update(s, "utf8").digest("base64");
 }
 
 /** `casts[i]`: file i as asciicast v3 text for the player (null: not embedded), as the analysis read it. */
-export function renderHtml(r: Report, casts: (string | null)[]): string {
+export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (string | null)[] = []): string {
   const t = totals(r);
   const sections: Markup[] = [];
   const dataBlocks: Markup[] = [];
-  for (let i = 0; i < r.files.length; i++) {
-    const f = r.files[i];
-    const cast = casts[i] ?? null;
-    dataBlocks.push(jsonScript(`capture-${i}`, { cast, duration: Math.max(f.duration, 1e-6), x0: X0, w: W }));
-    sections.push(
-      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
-        f.duration.toFixed(1)
-      } s · ${f.cols}x${f.rows} · ${f.blockedEpisodes} blocked episodes · truth: ${f.truth}${
-        f.command ? markup` · <code>${f.command}</code>` : ""
-      }</p>\n${timeline(f, `timeline-${i}`)}${coarseNote(f)}\n<div class="player">${
-        cast === null ? trusted("<p>(recording too large or not a file: not embedded)</p>") : ""
-      }</div>\n</section>`,
-    );
-  }
   const table = (head: string[], rows: string[][]) =>
     markup`<table><thead><tr>${head.map((c) => markup`<th>${c}</th>`)}</tr></thead><tbody>${
       rows.map((cells) => markup`<tr>${cells.map((c) => markup`<td>${c}</td>`)}</tr>`)
     }</tbody></table>`;
+  for (let i = 0; i < r.files.length; i++) {
+    const f = r.files[i];
+    const cast = casts[i] ?? null;
+    // The player's poster: the screen at the first episode (else at the end), not a black box.
+    // A moment into the episode: its label often lands just before the prompt is drawn.
+    const first = f.scores[0]?.episodes[0];
+    const poster = first ? first.start + Math.min(1, (first.end - first.start) / 2) : f.duration;
+    // Each truth episode with every lane's detection (lane 0 is the truth), for the zoom.
+    const episodes = (f.scores[0]?.episodes ?? []).map((e, k) => ({
+      a: e.start,
+      b: e.end,
+      marks: f.scores.map((sc, d) => [d + 1, sc.episodes[k]?.detectedAt ?? null]),
+    }));
+    dataBlocks.push(
+      jsonScript(`capture-${i}`, {
+        cast,
+        duration: Math.max(f.duration, 1e-6),
+        x0: X0,
+        w: W,
+        row: ROW,
+        poster,
+        episodes,
+      }),
+    );
+    const zoom = episodes.length
+      ? markup`\n<p class="zoom">Zoom onto an episode: ${
+        episodes.map((e, k) =>
+          markup`<button type="button" data-ep="${k}">#${k + 1} ${e.a.toFixed(1)}–${e.b.toFixed(1)} s</button> `
+        )
+      }<button type="button" data-ep="-1">whole capture</button></p>`
+      : "";
+    const perFile = r.files.length > 1 && r.perFile[i]
+      ? markup`\n${table(COLUMNS, r.perFile[i].summaries.map((s) => row(s, 1)))}`
+      : "";
+    sections.push(
+      markup`<section data-capture="capture-${i}">\n<h2>${f.path}</h2>\n<p>${
+        f.duration.toFixed(1)
+      } s · ${f.cols}x${f.rows} · ${plural(f.blockedEpisodes, "blocked episode")} · truth: ${f.truth}${
+        f.manifest ? ` · manifest: ${f.manifest.name}` : ""
+      }${f.command ? markup` · <code>${f.command}</code>` : ""}</p>${perFile}\n${timeline(f, `timeline-${i}`)}${zoom}${
+        coarseNote(f)
+      }\n<div class="player">${
+        cast === null ? markup`<p>(${notEmbedded[i] ?? "recording too large or not a file: not embedded"})</p>` : ""
+      }</div>\n</section>`,
+    );
+  }
   const scripts = [playerJs, GLUE];
   const csp = `default-src 'none'; script-src ${
     scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
@@ -194,6 +282,7 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     : "";
   const fails = failLines(r).map((l) => markup`\n<p class="fail">${l}</p>`);
   const notes = footnotes(r);
+  const manifest = manifestLine(r);
   const lines = [
     trusted(`<!doctype html>\n<html lang="en"><head><meta charset="utf-8">`),
     markup`<meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">`,
@@ -201,12 +290,13 @@ export function renderHtml(r: Report, casts: (string | null)[]): string {
     markup`<style>${trusted(playerCss)}</style><style>${trusted(CSS)}</style></head><body>`,
     trusted("<h1>pstlab report</h1>"),
     markup`<p class="truth">${notes[0]}</p>`,
-    markup`<p>${r.files.length} capture${r.files.length === 1 ? "" : "s"}, ${
-      t.duration.toFixed(1)
-    } s, ${t.episodes} blocked episodes (truth: ${r.truth.source})</p>`,
+    markup`<p>${plural(r.files.length, "capture")}, ${t.duration.toFixed(1)} s, ${
+      plural(t.episodes, "blocked episode")
+    } (truth: ${r.truth.source})</p>`,
+    ...(manifest ? [markup`<p>${manifest}</p>`] : []),
     markup`${table(COLUMNS, r.summaries.map((s) => row(s, r.files.length)))}${comparison}${fails}`,
     markup`<p class="legend">${legend}</p>`,
-    markup`<ul class="defs">${notes.slice(1).map((n) => markup`<li>${n}</li>`)}</ul>`,
+    markup`<ul class="defs">${[...truthNotes(r), ...notes.slice(1)].map((n) => markup`<li>${n}</li>`)}</ul>`,
     ...sections,
     markup`<p class="foot">pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · ${
       r.files.map((f, i) => markup`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`)

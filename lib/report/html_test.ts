@@ -233,6 +233,20 @@ describe("HTML report in headless Chromium", { skip }, () => {
       const duration = 5.8;
       assert.ok(Math.abs(seek - 0.75 * duration) < 0.3, `seek ${seek}`);
       assert.ok(Math.abs((await time()) - seek) < 1, `player at ${await time()} after seek to ${seek}`);
+      // Zoom onto the episode: the lanes stretch onto its window, each lane's detection is
+      // marked with its latency (or "missed"), and a click seeks within the window.
+      await page.locator(".zoom button[data-ep='0']").click();
+      assert.match(String(await page.locator("svg.timeline .lanes").getAttribute("transform")), /^matrix\(/);
+      const lat: string[] = await page.locator("svg.timeline .marks .lat").allTextContents();
+      assert.equal(lat.length, 3, lat.join(", "));
+      assert.ok(lat.every((l) => /^\+\d+\.\d\d s$|^missed$/.test(l)), lat.join(", "));
+      assert.match(String(await page.locator("svg.timeline .zoomed").textContent()), /^episode #1: /);
+      await page.mouse.click(box.x + ((x0 + 0.5 * w) / vb) * box.width, box.y + 8);
+      await page.waitForTimeout(300);
+      const inWindow = Number(await page.locator("section[data-capture]").getAttribute("data-seek"));
+      assert.ok(inWindow > 0.3 && inWindow < 3.5, `a click in the zoomed window seeks inside it: ${inWindow}`);
+      await page.locator(".zoom button[data-ep='-1']").click();
+      assert.equal(await page.locator("svg.timeline .lanes").getAttribute("transform"), null);
       // Nothing from the capture ran.
       assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
       assert.deepEqual(dialogs, []);

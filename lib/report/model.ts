@@ -160,6 +160,12 @@ export function truthNotes(r: Report): string[] {
       "herdr:<m> says unknown for the first 3 s after the program's first output (Herdr's startup grace), as Herdr does",
     );
   }
+  // The process table cannot see waiting: its missed episodes are what it is, not a fault.
+  if (r.summaries.some((s) => s.detector === "process")) {
+    out.push(
+      "process never says blocked: the process table tells which program holds the terminal, not whether it waits for you",
+    );
+  }
   const partial = r.summaries.filter((s) => s.truthFiles > 0 && s.truthFiles < r.files.length);
   for (const s of partial) {
     out.push(`* ${s.detector} is the truth of ${s.truthFiles} of ${r.files.length} files: there it grades itself`);

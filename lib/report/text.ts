@@ -22,7 +22,7 @@ function heading(r: Report): string {
 const safeRow = (files: number) => (s: ReportSummary) => row(s, files).map(disarm);
 
 /** Which rules `--manifest auto` chose, and why (the why quotes capture text: disarmed). */
-function manifestLine(r: Report): string | null {
+export function manifestLine(r: Report): string | null {
   const chosen = r.files.filter((f) => f.manifest);
   if (chosen.length === 0) return null;
   const names = new Set(chosen.map((f) => f.manifest!.name));
@@ -73,6 +73,8 @@ export function failLines(r: Report): string[] {
 }
 
 export function episodeLines(r: Report): string[] {
+  // A heading over nothing reads as a rendering bug: say there are none instead.
+  if (r.files.every((f) => !f.scores[0]?.episodes.length)) return ["Episodes (truth blocked): none"];
   const out: string[] = ["Episodes (truth blocked):"];
   for (const f of r.files) {
     f.scores[0]?.episodes.forEach((e, i) => {

@@ -223,7 +223,10 @@ describe("truth sources", () => {
       (e: unknown) => e instanceof FixtureError && e.line === 2,
     );
     assert.throws(() => truthFromLabelsFile("0\tsleeping\n", "l.tsv"), /unknown state "sleeping"/);
-    assert.throws(() => truthFromLabelsFile("5\tworking\n1\tidle\n", "l.tsv"), /before the previous/);
+    // Out of order (a hand edit, a seek back while labelling): read sorted, with a warning.
+    const sorted = truthFromLabelsFile("5\tworking\n1\tidle\n", "l.tsv");
+    assert.deepEqual(sorted.segments.map((s) => [s.start, s.state]), [[1, "idle"], [5, "working"]]);
+    assert.deepEqual(sorted.warnings, ["l.tsv:2: labels out of order (1 s after 5 s): read sorted by time"]);
   });
   test("a detector as truth: needs-you is blocked", () => {
     const t = truthFromTimeline(tl([[0, false, "working"], [5, true], [6, false, "idle"]], "protocol"));

@@ -18,6 +18,10 @@ export interface TruthSegment {
 export interface Truth {
   source: string;
   segments: TruthSegment[];
+  /** A labels file's: what was read with a warning (out of order). */
+  warnings?: string[];
+  /** A labels file's: the time of its last label. */
+  last?: number;
 }
 
 /** `done` and `error` are "finished, waiting for the user's next look": idle for scoring. */
@@ -75,7 +79,9 @@ export function forEachLabelLine(text: string, fn: (fields: string[], line: numb
 
 export function truthFromLabelsFile(text: string, file: string): Truth {
   const segs: TruthSegment[] = [];
+  const lines: TruthSegment[] = [];
   let prev = -Infinity;
+  let disorder = null as { line: number; t: number; prev: number } | null;
   forEachLabelLine(text, (f, line, l) => {
     const t = Number(f[0]);
     if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) {
@@ -87,12 +93,34 @@ export function truthFromLabelsFile(text: string, file: string): Truth {
     }
     const state = truthStateOf(f[1].trim());
     if (!state) throw new FixtureError(file, line, `unknown state "${f[1]}" (use ${TRUTH_LABELS.join(", ")})`);
-    if (t < prev) throw new FixtureError(file, line, `time ${t} is before the previous line's ${prev}`);
-    prev = t;
-    push(segs, { start: t, state, kind: f[2]?.trim() || null });
+    // Out of order is what a hand edit or a seek back while labelling gives: the labels
+    // still mean what they say, so they are sorted (stably) and the report warns.
+    if (t < prev && !disorder) disorder = { line, t, prev };
+    prev = Math.max(prev, t);
+    lines.push({ start: t, state, kind: f[2]?.trim() || null });
   });
+  lines.sort((a, b) => a.start - b.start);
+  for (const l of lines) push(segs, l);
   if (segs.length === 0) throw new FixtureError(file, null, "no labels");
-  return { source: `labels:${file}`, segments: segs };
+  const warnings = disorder
+    ? [`${file}:${disorder.line}: labels out of order (${disorder.t} s after ${disorder.prev} s): read sorted by time`]
+    : [];
+  return { source: `labels:${file}`, segments: segs, warnings, last: lines.at(-1)!.start };
+}
+
+/**
+ * The labels file's warnings for one capture of `duration` seconds (one line each):
+ * labels past its end label nothing, and usually mean the wrong file or a clock that ran on.
+ */
+export function labelWarnings(truth: Truth, duration: number, capture: string): string[] {
+  const out = [...(truth.warnings ?? [])];
+  if (truth.source.startsWith("labels:") && truth.last !== undefined && truth.last > duration + 1e-6) {
+    const file = truth.source.slice("labels:".length);
+    out.push(
+      `${file}: labels past the end of ${capture} (${duration.toFixed(2)} s), the last at ${truth.last.toFixed(2)} s`,
+    );
+  }
+  return out;
 }
 
 /** A detector as the truth (to compare two detectors directly): needs-you ⇒ blocked. */

@@ -87,6 +87,7 @@ interface XTerm {
   };
   loadAddon(a: unknown): void;
   onTitleChange(cb: (t: string) => void): void;
+  onScroll(cb: () => void): void;
   onData(cb: (d: string) => void): void;
   resize(cols: number, rows: number): void;
   write(data: Uint8Array | string, cb?: () => void): void;
@@ -127,6 +128,10 @@ export class Screen {
    */
   private dirty: { start: number; end: number } | "all" = "all";
   private tracksDirty = false;
+  /** Lines scrolled so far (each one moves every row up by one). */
+  private scrolls = 0;
+  /** The screen at the last `mark()`: what `changes()` compares against. */
+  private marked: { rows: string[]; scrolls: number; cols: number; alt: boolean } | null = null;
 
   constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
     this.term = new Terminal({
@@ -143,6 +148,7 @@ export class Screen {
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = "11";
     this.term.onTitleChange((t) => (this.title = t));
+    this.term.onScroll(() => this.scrolls++);
     this.term.parser.registerOscHandler(9, (data) => {
       this.osc9 = data;
       return false; // let xterm do its own (nothing) with it
@@ -235,6 +241,49 @@ export class Screen {
       out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? "").trimEnd());
     }
     return out;
+  }
+
+  /**
+   * Viewport rows as written: trailing spaces the program wrote are kept (a prompt's
+   * `>>> `), cells never written are not.
+   */
+  rowsAsWritten(): string[] {
+    const b = this.term.buffer.active;
+    const out: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) {
+      const line = b.getLine(b.baseY + y);
+      out.push(line ? rowText(line) : "");
+    }
+    return out;
+  }
+
+  /** Remembers the screen as it is now, for `changes()`. */
+  mark(): void {
+    this.marked = { rows: this.rowsAsWritten(), scrolls: this.scrolls, cols: this.cols, alt: this.altScreen };
+  }
+
+  /**
+   * The rows as written, and for each the first character that differs from what that
+   * line held at the last mark (-1: unchanged). Lines are followed as they scroll, so a
+   * line that only moved up is unchanged and a line scrolled in is new from column 0;
+   * a resize or a switch of screen buffer makes every row new. Text redrawn identically
+   * in place is unchanged: it did not appear.
+   */
+  changes(): { rows: string[]; changedFrom: number[]; cursor: { x: number; y: number } } {
+    const rows = this.rowsAsWritten();
+    const m = this.marked;
+    const all = !m || m.cols !== this.cols || m.alt !== this.altScreen || m.rows.length !== rows.length;
+    const shift = m ? this.scrolls - m.scrolls : 0;
+    const changedFrom = rows.map((row, y) => {
+      if (all) return 0;
+      const before = m!.rows[y + shift];
+      if (before === undefined) return 0;
+      if (before === row) return -1;
+      let i = 0;
+      while (i < row.length && i < before.length && row[i] === before[i]) i++;
+      return i;
+    });
+    return { rows, changedFrom, cursor: this.cursor() };
   }
 
   get altScreen(): boolean {

@@ -1,9 +1,16 @@
 import { parseDuration } from "../units.ts";
 import { FixtureError } from "../errors.ts";
 import { LABEL_KEYS } from "./label_keys.ts";
+import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import type { ScreenChanges } from "./screen_worker.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
-//   wait /Do you want to proceed/ 30s   # a JS regex on the emulated screen; default timeout 10 s
+//   wait /Do you want to proceed/ 30s   # a regex (Rust syntax, ^ $ per row) on the emulated
+//                                       # screen, matching text that appeared since the
+//                                       # previous step; default timeout 10 s
+//   wait /\$ $/ or /Password:/          # alternatives
+//   wait screen /ready/                 # anywhere on the screen, old text included
+//   wait /Allow\?/ as blocked:permission # and a truth label at the moment it appeared
 //   wait-quiet 500ms [timeout]          # no output for that long
 //   wait-exit [timeout]                 # the program ended
 //   sleep 2s
@@ -17,7 +24,17 @@ import { LABEL_KEYS } from "./label_keys.ts";
 // A wait that times out ends the recording (the file is kept) and pstlab exits 3.
 
 export type Step =
-  | { line: number; op: "wait"; re: RegExp; timeout: number; src: string }
+  | {
+    line: number;
+    op: "wait";
+    patterns: Pattern[];
+    /** `wait screen`: anywhere on the screen (old text too), not only what appeared since the previous step. */
+    anywhere: boolean;
+    timeout: number;
+    src: string;
+    /** `as STATE[:KIND]`: the truth label written at the moment the match appeared. */
+    label: string | null;
+  }
   | { line: number; op: "wait-quiet"; quiet: number; timeout: number }
   | { line: number; op: "wait-exit"; timeout: number }
   | { line: number; op: "sleep"; seconds: number }
@@ -93,21 +110,7 @@ export function parseScript(text: string, file: string): Step[] {
     };
     switch (op) {
       case "wait": {
-        const m = /^\/(.*)\/([a-z]*)(?:\s+(\S+))?$/.exec(rest);
-        if (!m) fail("wait needs /regex/ (e.g. wait /Do you want to proceed/ 30s)");
-        let re: RegExp;
-        try {
-          re = new RegExp(m![1], m![2].replace("g", ""));
-        } catch (e) {
-          return fail(`bad regex: ${(e as Error).message}`);
-        }
-        steps.push({
-          line,
-          op,
-          re,
-          src: `/${m![1]}/${m![2]}`,
-          timeout: m![3] ? dur(m![3], "timeout") : DEFAULT_TIMEOUT,
-        });
+        steps.push({ line, op, ...parseWait(rest, fail, dur) });
         return;
       }
       case "wait-quiet": {
@@ -163,16 +166,21 @@ export function parseScript(text: string, file: string): Step[] {
 
 export interface ScriptHost {
   now(): number;
-  screenText(): Promise<string>;
+  /** The emulated screen, with what changed since `markScreen`. */
+  screen(): Promise<ScreenChanges>;
+  /** Called between steps: "since the previous step" starts here. */
+  markScreen(): void;
   lastOutputAt(): number;
   exited(): boolean;
   send(data: string): void;
-  label(label: string): void;
+  /** A marker now, or at `at` (seconds, never before an event already written). */
+  label(label: string, at?: number): void;
   resize(cols: number, rows: number): void;
 }
 
 export class ScriptFailed extends Error {
-  constructor(readonly step: Step, message: string) {
+  /** The screen's rows around the cursor when it failed (to print under the one-line error). */
+  constructor(readonly step: Step, message: string, readonly screen: string[] = []) {
     super(message);
   }
 }
@@ -181,18 +189,28 @@ const POLL_MS = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runScript(steps: Step[], host: ScriptHost, file: string, stop: () => boolean): Promise<void> {
+  host.markScreen();
   for (const s of steps) {
     if (stop()) return;
     const where = `${file}:${s.line}`;
     switch (s.op) {
       case "wait": {
         const deadline = host.now() + s.timeout;
-        while (!s.re.test(await host.screenText())) {
+        for (;;) {
+          // The time of the last output the screen had seen when asked: the match
+          // appeared with it (or earlier, in output an earlier poll already saw).
+          const at = host.lastOutputAt();
+          const screen = await host.screen();
+          if (waitMatches(s, screen)) {
+            if (s.label) host.label(s.label, Math.max(at, 0));
+            break;
+          }
+          const what = `${s.src}${s.anywhere ? " on the screen" : " in text that appeared since the previous step"}`;
           if (host.exited()) {
-            throw new ScriptFailed(s, `${where}: the program exited before the screen matched ${s.src}`);
+            throw new ScriptFailed(s, `${where}: the program exited before ${what}`, lastRows(screen));
           }
           if (host.now() > deadline) {
-            throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${s.src} on the screen`);
+            throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${what}`, lastRows(screen));
           }
           await sleep(POLL_MS);
         }
@@ -231,7 +249,102 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
         host.resize(s.cols, s.rows);
         break;
     }
+    host.markScreen();
   }
+}
+
+/** Whether a wait's pattern matches, touching a row's text that appeared since the mark unless `wait screen`. */
+export function waitMatches(s: { patterns: Pattern[]; anywhere: boolean }, screen: ScreenChanges): boolean {
+  const text = screen.rows.join("\n");
+  const starts: number[] = [];
+  for (let y = 0, at = 0; y < screen.rows.length; at += screen.rows[y].length + 1, y++) starts.push(at);
+  for (const p of s.patterns) {
+    if (s.anywhere) {
+      if (p.test(text)) return true;
+      continue;
+    }
+    for (const m of p.all(text)) {
+      for (let y = 0; y < starts.length; y++) {
+        const from = starts[y], to = from + screen.rows[y].length;
+        if (m.end <= from || m.index > to) continue;
+        const changed = screen.changedFrom[y];
+        // The match reaches past the first changed character of this row.
+        if (changed >= 0 && Math.min(m.end, to) - from > changed) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** A few rows around the cursor (and the last non-blank one), as the screen showed them. */
+export function lastRows(screen: ScreenChanges, around = 3): string[] {
+  const rows = screen.rows.map((r) => r.trimEnd());
+  let last = rows.length - 1;
+  while (last > 0 && rows[last] === "") last--;
+  const y = Math.min(screen.cursor.y, rows.length - 1);
+  const from = Math.max(0, Math.min(y, last) - around), to = Math.max(y, last);
+  return rows.slice(Math.max(from, to - 2 * around), to + 1);
+}
+
+/**
+ * `wait [screen] /re/[flags] [or /re/…] [timeout] [as STATE[:KIND]]`. Patterns are the
+ * manifests' (Rust syntax, compiled by the one regex runner so none can hang the
+ * recorder), with ^ and $ at each row's ends; flags i and s.
+ */
+function parseWait(
+  rest: string,
+  fail: (m: string) => never,
+  dur: (s: string, what: string) => number,
+): { patterns: Pattern[]; anywhere: boolean; timeout: number; src: string; label: string | null } {
+  const usage = "wait needs /regex/ (e.g. wait /Do you want to proceed/ 30s, wait /a/ or /b/, wait screen /a/)";
+  let r = rest;
+  let anywhere = false;
+  if (/^screen\s/.test(r)) {
+    anywhere = true;
+    r = r.slice(6).trimStart();
+  }
+  const patterns: Pattern[] = [];
+  const srcs: string[] = [];
+  for (;;) {
+    if (!r.startsWith("/")) fail(usage);
+    // The closing slash: not escaped, not inside a [class].
+    let i = 1, inClass = false;
+    for (; i < r.length; i++) {
+      const c = r[i];
+      if (c === "\\") i++;
+      else if (c === "[") inClass = true;
+      else if (c === "]") inClass = false;
+      else if (c === "/" && !inClass) break;
+    }
+    if (i >= r.length) fail(`${usage}: no closing /`);
+    const body = r.slice(1, i);
+    const flags = /^[a-z]*/.exec(r.slice(i + 1))![0];
+    if (/[^is]/.test(flags)) fail(`unknown regex flag in "${flags}" (use i, s)`);
+    try {
+      patterns.push(compilePattern(body, "m" + flags));
+    } catch (e) {
+      if (!(e instanceof RegexError)) throw e;
+      fail(`bad regex /${body}/: ${(e as Error).message}`);
+    }
+    srcs.push(`/${body}/${flags}`);
+    r = r.slice(i + 1 + flags.length).trimStart();
+    if (/^or(\s|$)/.test(r)) {
+      r = r.slice(2).trimStart();
+      continue;
+    }
+    break;
+  }
+  let timeout = DEFAULT_TIMEOUT;
+  let label: string | null = null;
+  const words = r ? r.split(/\s+/) : [];
+  if (words.length && words[0] !== "as") timeout = dur(words.shift()!, "timeout");
+  if (words.length) {
+    if (words[0] !== "as" || words.length !== 2) fail(`after the regex: [timeout] [as STATE[:KIND]], got "${r}"`);
+    const m = /^(?:truth:)?(working|blocked|idle|done|error)(?::([A-Za-z0-9_.-]+))?$/.exec(words[1]);
+    if (!m) fail(`as needs a truth state (working, blocked[:KIND], idle, done, error), got "${words[1]}"`);
+    label = `truth:${m![1]}${m![2] ? `:${m![2]}` : ""}`;
+  }
+  return { patterns, anywhere, timeout, src: srcs.join(" or "), label };
 }
 
 const TRUTH_NAMES = new Set(Object.values(LABEL_KEYS).map((l) => l.slice("truth:".length)));

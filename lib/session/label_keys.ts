@@ -25,6 +25,8 @@ export interface KeyResult {
   forward: Uint8Array;
   /** Markers to write now, in order. */
   labels: string[];
+  /** Keys pressed after the prefix that mean nothing (to say so briefly; never forwarded). */
+  unknown: string[];
 }
 
 /** The prefix-key state machine over the bytes typed. */
@@ -42,6 +44,7 @@ export class LabelKeys {
   feed(bytes: Uint8Array): KeyResult {
     const forward: number[] = [];
     const labels: string[] = [];
+    const unknown: string[] = [];
     for (const b of bytes) {
       if (this.mode === "normal") {
         if (b === this.prefix) this.mode = "prefix";
@@ -54,8 +57,8 @@ export class LabelKeys {
         else if (ch === "m") {
           this.mode = "note";
           this.note = [];
-        }
-        // any other key after the prefix: nothing (never forwarded)
+        } else unknown.push(b < 0x20 || b === 0x7f ? `^${String.fromCharCode(b ^ 0x40)}` : ch);
+        // any other key after the prefix: said briefly, never forwarded
       } else if (b === 0x0d || b === 0x0a) {
         const text = new TextDecoder().decode(new Uint8Array(this.note)).trim();
         if (text) labels.push(text);
@@ -64,6 +67,6 @@ export class LabelKeys {
       else if (b === 0x7f || b === 0x08) this.note.pop();
       else this.note.push(b);
     }
-    return { forward: new Uint8Array(forward), labels };
+    return { forward: new Uint8Array(forward), labels, unknown };
   }
 }

@@ -24,7 +24,9 @@ describe("label keys", () => {
   });
   test("the prefix twice sends it once; an unknown follow-up is dropped; split across reads", () => {
     const k = new LabelKeys(DEFAULT_PREFIX);
-    assert.deepEqual([...k.feed(te.encode(`x${P}${P}y${P}zq`)).forward], [...te.encode(`x${P}yq`)]);
+    const r = k.feed(te.encode(`x${P}${P}y${P}zq${P}\x01`));
+    assert.deepEqual([...r.forward], [...te.encode(`x${P}yq`)]);
+    assert.deepEqual(r.unknown, ["z", "^A"], "said briefly, never forwarded");
     assert.deepEqual(k.feed(te.encode(P)).forward.length, 0);
     assert.ok(k.pending);
     assert.deepEqual(k.feed(te.encode("w")).labels, ["truth:working"]);

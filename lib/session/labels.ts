@@ -9,6 +9,36 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 
+/** Private folders are named `pstlab-<channel>-<pid>-…` (channels: labels, hooks). */
+const PREFIX = "pstlab-";
+const STALE = /^pstlab-(?:labels|hooks)-([0-9]+)-/;
+
+/**
+ * A recorder killed with SIGKILL cannot remove its FIFO's folder; the folder names its
+ * pid, so the next recorder removes the folders of recorders no longer running.
+ */
+export function sweepStale(tmp = os.tmpdir()): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(STALE.exec(n)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue; // still running (or not ours to signal: EPERM below keeps it too)
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ESRCH") continue;
+    }
+    try {
+      fs.rmSync(path.join(tmp, n), { recursive: true, force: true });
+    } catch { /* another user's, or gone already */ }
+  }
+}
+
 export class LabelChannel {
   readonly path: string;
   private readonly dir: string;
@@ -17,9 +47,11 @@ export class LabelChannel {
   private dec = new TextDecoder();
   private buf = new Uint8Array(4096);
 
-  constructor(private readonly onLabel: (label: string) => void) {
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-labels-"));
-    this.path = path.join(this.dir, "labels");
+  /** `name`: the FIFO's name and its private directory's prefix (the hooks channel is one too). */
+  constructor(private readonly onLabel: (label: string) => void, name = "labels") {
+    sweepStale();
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${name}-${process.pid}-`));
+    this.path = path.join(this.dir, name);
     const r = spawnSync("mkfifo", ["-m", "600", this.path]);
     if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error)}`);
     this.fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);

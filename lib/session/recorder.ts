@@ -24,6 +24,9 @@ import { describeFsError } from "../recording/source.ts";
 import { UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
+import { GarbageWatch } from "../runtime.ts";
+import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
+import { formatForeground, HOOK_CODE, PROCESS_CODE, type SourceName } from "../recording/sources.ts";
 
 export interface SessionOptions {
   argv: string[];
@@ -33,6 +36,11 @@ export interface SessionOptions {
   captureInput: boolean;
   /** Answer `OSC 7501;?` (default true). */
   answer: boolean;
+  /**
+   * Answer each query this many seconds late instead of at once (a slow terminal, or one behind
+   * a remote link): the reply is written on its own, out of stream order with other replies.
+   */
+  answerDelay?: number;
   env: Record<string, string>;
   script?: { steps: Step[]; file: string };
   /** A programmatic driver (the demo's simulated user), run like a script. */
@@ -49,6 +57,28 @@ export interface SessionOptions {
   onWarning?: (message: string) => void;
   /** How long to wait for the pty's EOF after the child exited (grandchildren may hold it). */
   drainGraceMs?: number;
+  /** `record --hooks`: a FIFO exported as PSTLAB_HOOKS, each line a hook event (`pstlab hook`). */
+  hooks?: boolean;
+  /** Record the foreground process group (default: where the system lets us, foreground.ts). */
+  processTable?: boolean;
+  /** Told every event as it is recorded (record --side-by-side's live panel); never changes what is written. */
+  onEvent?: (e: Event) => void;
+  /** The session's time origin (performance.now()), so a caller's clock is the events' clock. */
+  startedAt?: number;
+}
+
+/** A hook line longer than this is cut (sources.ts keeps at most MAX_HOOK_MSG of its message anyway). */
+const MAX_HOOK_LINE = 4096;
+
+/** How often the foreground group is sampled between reads (a program that prints nothing still changes hands). */
+export const FOREGROUND_EVERY_MS = 100;
+
+/** The sources beyond the bytes this session records, for the header's provenance (`sources`). */
+export function sessionSources(o: Pick<SessionOptions, "hooks" | "processTable">): SourceName[] {
+  const out: SourceName[] = [];
+  if (o.processTable !== false && foregroundAvailable()) out.push("process");
+  if (o.hooks) out.push("hooks");
+  return out;
 }
 
 export interface DriverHost {
@@ -68,6 +98,8 @@ export interface SessionResult {
   queriesSeen: number;
   reports: number;
   scriptError: string | null;
+  /** The screen's last rows when the script failed. */
+  scriptScreen: string[];
   timedOut: boolean;
   interrupted: string | null;
   /** Why writing the file failed (disk full…): the program was stopped there. */
@@ -89,6 +121,8 @@ export function headerFor(
     env: extra.envCapture,
     provenance: extra.provenance,
   };
+  const sources = sessionSources(o);
+  if (sources.length) h.provenance = { ...extra.provenance, sources };
   if (extra.title !== undefined) h.title = extra.title;
   if (extra.idleTimeLimit !== undefined) h.idleTimeLimit = extra.idleTimeLimit;
   return h;
@@ -97,6 +131,11 @@ export function headerFor(
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Seconds of silence after which a program with an empty stdin is sent its end of file. */
+const EMPTY_STDIN_QUIET = 0.3;
+/** At most this many ^D for an empty stdin (see the recorder's onEnd). */
+const EMPTY_STDIN_EOFS = 3;
 
 export function emitterName(argv: string[]): string {
   return path.basename(argv[0] ?? "");
@@ -108,7 +147,7 @@ export function emitterName(argv: string[]): string {
  * driver, then draining and undoing everything in reverse.
  */
 class Session {
-  private readonly t0 = performance.now();
+  private readonly t0: number;
   private events = 0;
   private pty: Pty | null = null;
   private lastOutputAt = -Infinity;
@@ -119,8 +158,11 @@ class Session {
   interrupted: string | null = null;
   timedOut = false;
   scriptError: string | null = null;
+  scriptScreen: string[] = [];
   private readonly labelLog: string[] = [];
   private readonly labels: LabelChannel;
+  private readonly hooks: LabelChannel | null;
+  private foreground: ForegroundWatch | null = null;
   private readonly screen: RemoteScreen | null;
   private readonly filter: QueryFilter | null;
   private filterTimer: ReturnType<typeof setTimeout> | null = null;
@@ -138,12 +180,21 @@ class Session {
   private exit: Promise<PtyExit> | null = null;
 
   constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
+    this.t0 = o.startedAt ?? performance.now();
     this.term = o.terminal ?? nullTerminal();
     this.size = { cols: o.cols, rows: o.rows };
     this.labels = new LabelChannel((label) => {
       this.labelLog.push(label);
       this.write({ t: this.now(), kind: "marker", label });
     });
+    // A hook's line is recorded as it came: the analysis reads it (sources.ts parseHook), so
+    // a malformed line is kept as evidence of a broken hook, not dropped here.
+    this.hooks = o.hooks
+      ? new LabelChannel(
+        (line) => this.write({ t: this.now(), kind: "other", code: HOOK_CODE, data: line.slice(0, MAX_HOOK_LINE) }),
+        "hooks",
+      )
+      : null;
     // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
     this.screen = o.headless
       ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
@@ -156,7 +207,8 @@ class Session {
       if (ev.body.length === 1 && ev.body[0] === 0x3f) {
         this.queriesSeen++;
         if (o.answer && ev.depth === 0) {
-          this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
+          if (o.answerDelay) this.answerLate(queryReply(ev.terminator), o.answerDelay);
+          else this.queryEnds.push({ at: ev.end - this.base, reply: queryReply(ev.terminator) });
         }
       } else this.reports++;
     });
@@ -164,25 +216,57 @@ class Session {
 
   readonly now = () => (performance.now() - this.t0) / 1000;
 
+  private readonly lateAnswers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** --answer-delay: the reply goes to the child after the delay, unless it has exited by then. */
+  private answerLate(reply: Uint8Array, delay: number): void {
+    const timer = setTimeout(() => {
+      this.lateAnswers.delete(timer);
+      if (this.pty && !this.exited) {
+        this.pty.write(reply);
+        this.queriesAnswered++;
+      }
+    }, delay * 1000);
+    this.lateAnswers.add(timer);
+  }
+
   /** The first write error (disk full, file size limit…): the recording stops there, once. */
   writeError: string | null = null;
+
+  /** The time of the last event written: events stay in time order. */
+  private lastT = 0;
 
   private write(e: Event): void {
     if (this.writeError !== null) return;
     try {
       this.writer.event(e);
+      this.lastT = Math.max(this.lastT, e.t);
       this.events++;
     } catch (err) {
       // One line, not one stack trace per read: stop the program, keep what was written.
       this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       this.stopChild();
+      return;
     }
+    this.o.onEvent?.(e);
   }
 
   private readonly screenText = async () => (this.screen ? (await this.screen.rows()).join("\n") : "");
 
+  /**
+   * A flood makes garbage per read (the read, its JSON line, the copy posted to the
+   * screen worker) and Bun's collector let it pile up: ~10 MB of peak RSS over the idle
+   * recorder on `seq 1 3000000`. Collected when the process has grown by 8 MB, looked at
+   * after every 256 KB read.
+   */
+  private readonly garbage = new GarbageWatch(8 << 20);
+  private sinceCheck = 0;
+
   private readonly onData = (bytes: Uint8Array) => {
+    if ((this.sinceCheck += bytes.length) >= 256 << 10) this.sinceCheck = 0, this.garbage.check();
     this.labels.poll(); // labels written before this output land before it
+    this.hooks?.poll();
+    this.foreground?.sample(); // a program's first draw comes after it took the terminal
     const t = this.now();
     this.lastOutputAt = t;
     this.write({ t, kind: "output", bytes });
@@ -221,20 +305,39 @@ class Session {
   }
 
   async spawn(): Promise<Pty> {
-    const env = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    const env: Record<string, string> = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    if (this.hooks) env.PSTLAB_HOOKS = this.hooks.path;
     try {
       this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });
     } catch (e) {
+      if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+      for (const c of this.cleanups.splice(0).reverse()) c(); // the signal handlers
       this.labels.close();
+      this.hooks?.close();
       await this.screen?.close(); // a live worker would keep the process running
       throw e;
     }
+    if (this.interrupted || this.timedOut) this.stopChild(); // signalled while it was starting
     this.exit = this.pty.exited.then((e) => {
       this.exited = true;
       return e;
     });
-    const labelTimer = setInterval(() => this.labels.poll(), 5);
+    const labelTimer = setInterval(() => {
+      this.labels.poll();
+      this.hooks?.poll();
+    }, 5);
     this.cleanups.push(() => clearInterval(labelTimer));
+    if (sessionSources(this.o).includes("process")) {
+      const watch = this.foreground = new ForegroundWatch(
+        this.pty.pid,
+        (f) => this.write({ t: this.now(), kind: "other", code: PROCESS_CODE, data: formatForeground(f) }),
+      );
+      watch.sample();
+      const fgTimer = setInterval(() => {
+        if (!this.exited) watch.sample();
+      }, FOREGROUND_EVERY_MS);
+      this.cleanups.push(() => clearInterval(fgTimer));
+    }
     return this.pty;
   }
 
@@ -264,15 +367,16 @@ class Session {
       this.write({ t: this.now(), kind: "marker", label });
       this.confirm(label);
     }
+    for (const k of r.unknown) this.confirm(`unknown key ${k} after the prefix (w p q a b i d e m)`, false);
     if (r.forward.length) this.onInput(r.forward);
   };
 
   private titleTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** Tells the person the label was taken, outside the recording: the window's title for a moment. */
-  private confirm(label: string): void {
+  private confirm(label: string, ok = true): void {
     if (this.titleTimer) clearTimeout(this.titleTimer);
-    this.term.title(`pstlab ✓ ${label}`);
+    this.term.title(ok ? `pstlab ✓ ${label}` : `pstlab: ${label}`);
     this.titleTimer = setTimeout(() => {
       this.titleTimer = null;
       this.term.title(null);
@@ -295,13 +399,38 @@ class Session {
     // if a line is pending (the first only ends the line), as a person typing would.
     // Only after input actually came: an empty stdin (CI, /dev/null) types nothing, not
     // even ^D, into a program that may be reading the terminal's replies.
+    // An empty stdin (`< /dev/null`, a closed pipe) still ends the program the way
+    // `script` does (one VEOF), but only once the program has gone quiet: it is then
+    // waiting for input, and any terminal reply it was reading has already arrived.
+    let eofTimer: ReturnType<typeof setInterval> | null = null;
     const onEnd = () => {
-      if (term.interactive || this.lastInput === -1) return;
-      this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+      if (term.interactive) return;
+      if (this.lastInput !== -1) {
+        this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+        return;
+      }
+      // A program still starting can look quiet on a loaded machine and then set up its
+      // terminal, which may discard the ^D (readline flushes pending input): when it
+      // writes again after a ^D (its prompt) and goes quiet once more, it gets another,
+      // up to EMPTY_STDIN_EOFS in all.
+      let since = this.now();
+      let sent = 0;
+      eofTimer = setInterval(() => {
+        const quietSince = Math.max(this.lastOutputAt, since);
+        if (this.exited || this.now() - quietSince < EMPTY_STDIN_QUIET) return;
+        if (sent > 0 && this.lastOutputAt <= since) return; // nothing new since the last ^D
+        if (this.lastInput !== -1 || ++sent >= EMPTY_STDIN_EOFS) {
+          clearInterval(eofTimer!);
+          eofTimer = null;
+        }
+        if (this.lastInput === -1) this.pty?.write("\x04");
+        since = this.now();
+      }, 50);
     };
     const stopListening = term.listen(this.onTyped, onEnd);
     const offExit = term.onExit(this.restoreTerminal);
     this.cleanups.push(() => {
+      if (eofTimer) clearInterval(eofTimer);
       stopListening();
       if (this.titleTimer) {
         clearTimeout(this.titleTimer);
@@ -352,7 +481,6 @@ class Session {
     if (timeout) {
       this.timeoutTimer = setTimeout(() => {
         this.timedOut = true;
-        this.write({ t: this.now(), kind: "marker", label: `pstlab: timeout after ${timeout} s` });
         this.stopChild();
       }, timeout * 1000);
     }
@@ -366,11 +494,14 @@ class Session {
         o.script.steps,
         {
           now: this.now,
-          screenText: this.screenText,
+          screen: () =>
+            this.screen?.changes() ?? Promise.resolve({ rows: [], changedFrom: [], cursor: { x: 0, y: 0 } }),
+          markScreen: () => this.screen?.mark(),
           lastOutputAt: () => this.lastOutputAt,
           exited: () => this.exited,
           send: this.onInput,
-          label: (l) => this.write({ t: this.now(), kind: "marker", label: l }),
+          // A label for a moment already past lands there, but never before an event written.
+          label: (l, at) => this.write({ t: Math.max(at ?? this.now(), this.lastT), kind: "marker", label: l }),
           resize: this.resize,
         },
         o.script.file,
@@ -378,6 +509,7 @@ class Session {
       ).catch((e) => {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
+        this.scriptScreen = e.screen;
         this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
         this.stopChild();
       })
@@ -413,12 +545,14 @@ class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     if (this.filterTimer) clearTimeout(this.filterTimer);
+    for (const t of this.lateAnswers) clearTimeout(t); // a pending answer would keep the process alive
     if (this.filter) {
       const h = this.filter.flush();
       if (h.length) this.term.write(h);
     }
     for (const c of this.cleanups.reverse()) c();
     this.labels.close();
+    this.hooks?.close();
     await this.screen?.close();
     pty.close();
     await this.endGroup(pty.pid);
@@ -439,6 +573,11 @@ class Session {
   result(exit: PtyExit, end: number): SessionResult {
     const duration = end || this.now();
     const status = exitStatus(exit);
+    // Why the program ended, as the last event before its status: a capture cut by
+    // --timeout must not read as a program that finished.
+    if (this.timedOut) {
+      this.write({ t: duration, kind: "marker", label: `pstlab: stopped by --timeout after ${this.o.timeout} s` });
+    }
     this.write({ t: duration, kind: "exit", status });
     if (this.writeError === null) {
       try {
@@ -447,7 +586,17 @@ class Session {
         this.writeError = err instanceof UserError ? err.oneLine() : describeFsError(err);
       }
     }
-    const { events, queriesAnswered, queriesSeen, reports, scriptError, timedOut, interrupted, writeError } = this;
+    const {
+      events,
+      queriesAnswered,
+      queriesSeen,
+      reports,
+      scriptError,
+      scriptScreen,
+      timedOut,
+      interrupted,
+      writeError,
+    } = this;
     return {
       exit,
       status,
@@ -457,6 +606,7 @@ class Session {
       queriesSeen,
       reports,
       scriptError,
+      scriptScreen,
       timedOut,
       interrupted,
       writeError,
@@ -466,10 +616,12 @@ class Session {
 
 export async function runSession(o: SessionOptions, writer: RecordingWriter): Promise<SessionResult> {
   const s = new Session(o, writer);
+  // Before the spawn: the child runs before spawnPty resolves, and a SIGTERM in that window
+  // would otherwise kill the recorder with its default action and leave the child behind.
+  s.watchSignalsAndTimeout();
   const pty = await s.spawn();
   s.attachInput();
   s.followWindow();
-  s.watchSignalsAndTimeout();
   const { exit, end } = await s.finish(pty, s.drive());
   return s.result(exit, end);
 }

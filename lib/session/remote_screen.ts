@@ -1,17 +1,34 @@
 // The recorder's side of screen_worker.ts. If the worker cannot start (an unusual
 // runtime or packaging), the same screen runs in-process instead: slower, never silent.
+//
+// A bounded queue (issue 25): a program that floods its terminal (`seq 1 3000000`) is
+// read faster than the worker parses, and every read posted to the worker waited in its
+// message queue — the recorder's peak memory grew with the flood. The worker counts the
+// bytes it parsed in a shared counter; when more than IN_FLIGHT bytes are posted and not
+// yet parsed, write() waits for it (Atomics.wait), so the recorder stops reading the pty
+// and the program blocks in its own write, as it would on a slow terminal.
 
-import type { FromWorker, ToWorker } from "./screen_worker.ts";
+import type { FromWorker, ScreenChanges, ToWorker } from "./screen_worker.ts";
 import { Screen } from "../screen/screen.ts";
 import { workerUrl } from "../runtime.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
 
+/** The most bytes posted to the worker and not yet parsed before write() waits. */
+export const IN_FLIGHT = 1 << 20;
+/** A worker that parses nothing for this long is not waited for again (it is stuck or gone). */
+const STALL_MS = 5000;
+
 export class RemoteScreen {
+  /** Bytes parsed by the worker (wrapping int32); null: no back-pressure (in-process, or no SharedArrayBuffer). */
+  private consumed: Int32Array | null = null;
+  /** Bytes posted (wrapping int32, as the counter). */
+  private sent = 0;
   private worker: Worker | null = null;
   private local: Screen | null = null;
   private ready = false;
   private early: ToWorker[] = []; // sent before the worker said it is running
   private waiting = new Map<number, (rows: string[]) => void>();
+  private waitingChanges = new Map<number, (c: ScreenChanges) => void>();
   private nextId = 0;
   private closed: Promise<void>;
   private readonly onFallback: (why: string) => void;
@@ -47,13 +64,21 @@ export class RemoteScreen {
       else if (m.type === "rows") {
         this.waiting.get(m.id)?.(m.rows);
         this.waiting.delete(m.id);
+      } else if (m.type === "changes") {
+        this.waitingChanges.get(m.id)?.(m.changes);
+        this.waitingChanges.delete(m.id);
       } else if (m.type === "closed") this.resolveClosed();
     };
     this.worker.onerror = (e: ErrorEvent) => {
       e.preventDefault?.();
       if (!this.ready) this.goLocal(e.message);
     };
-    this.send({ type: "init", cols, rows: rowCount });
+    try {
+      this.consumed = new Int32Array(new SharedArrayBuffer(4));
+    } catch {
+      this.consumed = null; // no shared memory here: unbounded, as before
+    }
+    this.send({ type: "init", cols, rows: rowCount, consumed: this.consumed?.buffer as SharedArrayBuffer | undefined });
   }
 
   /** Runs the screen in this thread from now on, replaying what the worker never ran. */
@@ -64,6 +89,7 @@ export class RemoteScreen {
     }
     this.worker?.terminate();
     this.worker = null;
+    this.consumed = null;
     this.local = new Screen(this.cols, this.rowCount, { onReply: (d) => this.onReply(d) });
     const replay = this.early.filter((m) => m.type !== "init");
     this.early = [];
@@ -77,6 +103,10 @@ export class RemoteScreen {
     else if (m.type === "rows") {
       this.waiting.get(m.id)?.(s.rows());
       this.waiting.delete(m.id);
+    } else if (m.type === "mark") s.mark();
+    else if (m.type === "changes") {
+      this.waitingChanges.get(m.id)?.(s.changes());
+      this.waitingChanges.delete(m.id);
     } else if (m.type === "close") {
       s.dispose();
       this.resolveClosed();
@@ -91,6 +121,36 @@ export class RemoteScreen {
 
   write(bytes: Uint8Array, answers: Answer[]): void {
     this.send({ type: "data", bytes, answers });
+    if (this.consumed === null) return;
+    this.sent = (this.sent + bytes.length) | 0;
+    this.waitForWorker();
+  }
+
+  /** Bytes posted to the worker and not yet parsed (0 in-process, or without shared memory). */
+  inFlight(): number {
+    return this.consumed === null ? 0 : (this.sent - Atomics.load(this.consumed, 0)) | 0;
+  }
+
+  /** Blocks while more than IN_FLIGHT bytes wait for the worker (see the top of the file). */
+  private waitForWorker(): void {
+    const c = this.consumed!;
+    let stalled = 0;
+    for (;;) {
+      const done = Atomics.load(c, 0);
+      if (((this.sent - done) | 0) <= IN_FLIGHT) return;
+      let r: string;
+      try {
+        r = Atomics.wait(c, 0, done, 100);
+      } catch {
+        this.consumed = null; // this thread may not wait (a runtime that forbids it): unbounded
+        return;
+      }
+      if (r !== "timed-out") stalled = 0;
+      else if ((stalled += 100) >= STALL_MS) {
+        this.consumed = null;
+        return;
+      }
+    }
   }
 
   resize(cols: number, rows: number): void {
@@ -103,6 +163,20 @@ export class RemoteScreen {
     return new Promise((r) => {
       this.waiting.set(id, r);
       this.send({ type: "rows", id });
+    });
+  }
+
+  /** Remembers the screen after every byte sent so far (for `changes`). */
+  mark(): void {
+    this.send({ type: "mark" });
+  }
+
+  /** The screen after every byte sent so far, with what changed since the last mark. */
+  changes(): Promise<ScreenChanges> {
+    const id = this.nextId++;
+    return new Promise((r) => {
+      this.waitingChanges.set(id, r);
+      this.send({ type: "changes", id });
     });
   }
 

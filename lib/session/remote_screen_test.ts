@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { RemoteScreen } from "./remote_screen.ts";
+import { IN_FLIGHT, RemoteScreen } from "./remote_screen.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -17,3 +17,23 @@ for (const inProcess of [false, true]) {
     });
   });
 }
+
+describe("recorder screen: a bounded queue to the worker (issue 25)", () => {
+  test("a flood never leaves more than IN_FLIGHT bytes posted and unparsed, and the screen sees every byte", async () => {
+    const s = new RemoteScreen(80, 24, () => {});
+    const line = te.encode("x".repeat(70) + "\r\n");
+    const chunk = new Uint8Array(line.length * 900);
+    for (let i = 0; i < 900; i++) chunk.set(line, i * line.length);
+    let most = 0;
+    // 64 × 65 KB: four times the bound, faster than a worker parses it.
+    for (let k = 0; k < 64; k++) {
+      s.write(chunk.slice(), []);
+      most = Math.max(most, s.inFlight());
+      assert.ok(s.inFlight() <= IN_FLIGHT, `${s.inFlight()} bytes in flight after write ${k}`);
+    }
+    s.write(te.encode("\x1b[2J\x1b[Hdone"), []);
+    assert.equal((await s.rows())[0], "done");
+    await s.close();
+    assert.ok(most > 0, "the worker was behind at least once (else the bound was never tested)");
+  });
+});

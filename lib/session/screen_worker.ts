@@ -6,38 +6,65 @@
 
 import { Screen } from "../screen/screen.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
+import { GarbageWatch } from "../runtime.ts";
 
 export type ToWorker =
-  | { type: "init"; cols: number; rows: number }
+  | { type: "init"; cols: number; rows: number; consumed?: SharedArrayBuffer }
   | { type: "data"; bytes: Uint8Array; answers: Answer[] }
   | { type: "resize"; cols: number; rows: number }
   | { type: "rows"; id: number }
+  | { type: "mark" }
+  | { type: "changes"; id: number }
   | { type: "close" };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "reply"; data: string | Uint8Array }
   | { type: "rows"; id: number; rows: string[] }
+  | { type: "changes"; id: number; changes: ScreenChanges }
   | { type: "closed" };
+
+export type ScreenChanges = ReturnType<Screen["changes"]>;
 
 const post = (m: FromWorker) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
 let screen: Screen | null = null;
+/** Bytes parsed so far (wrapping int32), shared with the recorder: its back-pressure reads it. */
+let consumed: Int32Array | null = null;
+/**
+ * Parsing a flood makes garbage in this thread's own heap (xterm's per-write strings and
+ * buffers), which Bun's collector let grow by ~27 MB on `seq 1 3000000`: collected when
+ * the process has grown by 8 MB, looked at after every 256 KB parsed.
+ */
+const garbage = new GarbageWatch(8 << 20);
+let sinceCheck = 0;
 
 (self as unknown as { onmessage: (e: { data: ToWorker }) => void }).onmessage = (e) => {
   const m = e.data;
   switch (m.type) {
     case "init":
       screen = new Screen(m.cols, m.rows, { onReply: (data) => post({ type: "reply", data }) });
+      consumed = m.consumed ? new Int32Array(m.consumed) : null;
       post({ type: "ready" });
       return;
     case "data":
       feedWithAnswers(screen!, m.bytes, m.answers, (data) => post({ type: "reply", data }));
+      if ((sinceCheck += m.bytes.length) >= 256 << 10) sinceCheck = 0, garbage.check();
+      if (consumed) {
+        Atomics.add(consumed, 0, m.bytes.length);
+        Atomics.notify(consumed, 0);
+      }
       return;
     case "resize":
       screen!.resize(m.cols, m.rows);
       return;
     case "rows":
       post({ type: "rows", id: m.id, rows: screen!.rows() });
+      return;
+    case "mark":
+      screen!.mark();
+      return;
+    case "changes":
+      post({ type: "changes", id: m.id, changes: screen!.changes() });
       return;
     case "close":
       screen?.dispose();

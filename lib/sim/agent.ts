@@ -13,11 +13,12 @@
 // `scale` multiplies every duration (0.25 = four times faster).
 
 import * as fs from "node:fs";
+import { spawn } from "node:child_process";
 import { raw } from "../stdio.ts";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { parseQueryReplyBody } from "../osc7501/parse.ts";
-import type { ProtocolMode } from "./modes.ts";
+import type { HookMode, ProtocolMode } from "./modes.ts";
 
 export interface AgentOptions {
   seed: number;
@@ -29,6 +30,10 @@ export interface AgentOptions {
   alwaysReport: boolean;
   /** How the agent reports (a correct emitter, or one of the regressions `check` must catch). */
   protocol?: ProtocolMode;
+  /** Call `pstlab hook` (by `hookArgv`) as Claude Code's hooks would; absent: no hooks. */
+  hooks?: HookMode;
+  /** The pstlab that `hook` runs with (this one, started the same way). */
+  hookArgv?: string[];
 }
 
 const te = new TextEncoder();
@@ -234,6 +239,30 @@ class Agent {
     else this.tty.out(seq);
   }
 
+  /**
+   * A hook, as Claude Code runs one: a separate process (`pstlab hook STATE`) started
+   * at the event and not waited for, its failure ignored (`|| true`). The write-up's
+   * mapping: UserPromptSubmit and PreToolUse → working, Notification (permission) →
+   * blocked:permission, Stop → done.
+   */
+  private hook(event: "UserPromptSubmit" | "PreToolUse" | "Notification" | "Stop", said: string, msg?: string): void {
+    const mode = this.o.hooks;
+    const argv = this.o.hookArgv;
+    if (!mode || !argv || !process.env.PSTLAB_HOOKS) return;
+    if (mode.mode === "no-notification" && event === "Notification") return;
+    const env = { ...process.env };
+    // silent: the hook's command fails (here: it cannot reach the session) and says nothing.
+    if (mode.mode === "silent") env.PSTLAB_HOOKS = "/nonexistent/pstlab-hooks";
+    const run = () => {
+      const args = [...argv.slice(1), "hook", said, ...(msg ? ["--msg", msg] : [])];
+      const child = spawn(argv[0], args, { stdio: "ignore", env });
+      child.on("error", () => {}); // a hook that cannot start is a failed hook: never the agent's problem
+      child.unref();
+    };
+    if (mode.mode === "late") setTimeout(run, mode.delay * 1000);
+    else run();
+  }
+
   private mode(): ProtocolMode["mode"] {
     return (this.o.protocol ?? { mode: "correct" }).mode;
   }
@@ -304,6 +333,7 @@ class Agent {
     this.tty.label("truth:blocked:permission");
     const blocked = `state=blocked:kind=permission:app=claude-code:msg=${b64(`${tool}(${arg})`)}`;
     this.report(blocked);
+    this.hook("Notification", "blocked:permission", `Claude needs your permission to use ${tool}`);
     this.title("✳ Claude Code");
     this.view.region(this.view.permission(tool, arg));
     if (this.mode() === "flap") {
@@ -318,6 +348,7 @@ class Agent {
     this.view.erase();
     this.tty.label("truth:working");
     this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+    this.hook("PreToolUse", "working", tool);
     this.view.transcript([
       `\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`,
       `  ⎿  ${k.startsWith("3") || k === "\x1b" ? "Rejected" : "Allowed"}`,
@@ -332,6 +363,7 @@ class Agent {
     const started = performance.now();
     this.tty.label("truth:working");
     this.report(`state=working:app=claude-code:msg=${b64(text)}`);
+    this.hook("UserPromptSubmit", "working");
     if (this.mode() === "children") this.report(`state=working:id=task/${task}:title=${b64(text)}`);
     this.view.transcript([`\x1b[2m> ${text}\x1b[0m`, ""]);
     const verb = pick(r, VERBS);
@@ -344,6 +376,7 @@ class Agent {
       if (s === promptAt && (await this.askPermission(tool, arg, text, verb, started)) === INTERRUPT) return INTERRUPT;
       // The tool runs silently (no output at all), then its line appears.
       this.report(`state=working:id=${id}:app=claude-code:title=${b64(tool)}`);
+      if (s !== promptAt) this.hook("PreToolUse", "working", tool);
       await sleep(between(r, 0.5, 6) * this.o.scale);
       this.report(`state=clear:id=${id}`);
       this.view.transcript([`\x1b[38;5;114m⏺\x1b[0m ${tool}(${arg})`, `  ⎿  ${1 + Math.floor(r() * 40)} lines`]);
@@ -354,6 +387,7 @@ class Agent {
     lines.push("", `\x1b[2m✻ Worked for ${Math.round((performance.now() - started) / 1000)}s\x1b[0m`, "");
     if (this.mode() === "children") this.report(`state=done:id=task/${task}`);
     this.idle();
+    this.hook("Stop", "done");
     this.title("✳ Claude Code");
     this.view.transcript(lines);
     this.view.region(this.view.idleBox());

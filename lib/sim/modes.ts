@@ -21,3 +21,18 @@ export const PROTOCOL_MODES: readonly { name: string; help: string }[] = [
   { name: "children", help: "a root record plus a child record task/N per task, done at its end" },
   { name: "flap", help: "at each prompt: blocked → working → blocked within 100 ms" },
 ];
+
+/** How the simulated agent calls its hooks (`--hooks`): off unless given. */
+export const PLAIN_HOOK_MODES = ["correct", "silent", "no-notification"] as const;
+
+export type HookMode =
+  | { mode: (typeof PLAIN_HOOK_MODES)[number] }
+  | { mode: "late"; delay: number };
+
+/** Every hook mode as written on the command line, with its help line, in help order. */
+export const HOOK_MODES: readonly { name: string; help: string }[] = [
+  { name: "correct", help: "calls `pstlab hook` as Claude Code's hooks would (see pstlab hooks claude)" },
+  { name: "late=DURATION", help: "every hook call delayed, e.g. late=2s" },
+  { name: "silent", help: "every hook fails without a word (the write-up's stale or missing hook)" },
+  { name: "no-notification", help: "no Notification hook: never says blocked" },
+];

@@ -1,0 +1,78 @@
+// The small things users noticed (issue 22): each one line of behaviour, each a test.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
+import { sweepStale } from "../session/labels.ts";
+import { plural } from "../text.ts";
+import { COMMANDS } from "./commands.ts";
+
+const dir = tmpDir("pstlab-small-");
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const SIM = path.join(ROOT, "fixtures/captures/sim-correct.cast");
+const clean = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+
+describe("small things", () => {
+  test("redact --env-values with no secret-looking variable says so; --allow-empty writes OUT unchanged", () => {
+    const out = path.join(dir, "r.cast");
+    const r = cli(["redact", SIM, out, "--env-values"], { env: clean });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--env-values found no secret-looking variable .* nothing to scrub/);
+    assert.doesNotMatch(r.stderr, /give --pattern and\/or --env-values/);
+    const ok = cli(["redact", SIM, out, "--env-values", "--allow-empty"], { env: clean });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stderr, /found no secret-looking variable: nothing to scrub/);
+    assert.ok(fs.statSync(out).size > 0);
+  });
+  test("screen --at past the end warns", () => {
+    const r = cli(["screen", SIM, "--at", "99999"]);
+    assert.equal(r.code, 0);
+    assert.match(
+      r.stderr,
+      /warning: --at 99999 s is past the end of .*sim-correct\.cast \(19\.0\d\d s\): the screen at the end/,
+    );
+    assert.equal(cli(["screen", SIM, "--at", "1"]).stderr, "");
+  });
+  test("plurals: 1 event, 1 report, 1 query", () => {
+    assert.equal(plural(1, "event"), "1 event");
+    assert.equal(plural(2, "query", "queries"), "2 queries");
+    const c = writeTmp(dir, "one.cast", castText([[0, "o", "x"]]));
+    const r = cli(["convert", c, path.join(dir, "o.cast")]);
+    assert.match(r.stderr, /\(v3, 1 event\)/);
+    const info = cli(["info", c]);
+    assert.match(info.stdout, /0 reports, .* 0 queries/);
+  });
+  test("check's record cap follows the spec (a terminal must support at least 64)", () => {
+    const r = cli(["check", "--help"]);
+    assert.doesNotMatch(r.stdout + fs.readFileSync(path.join(ROOT, "lib/check/findings.ts"), "utf8"), /must keep only/);
+  });
+  test("no --help example uses ../shared files a user does not have", () => {
+    for (const c of COMMANDS) {
+      const h = cli([c.name, "--help"]).stdout;
+      assert.doesNotMatch(h.split("Examples:")[1] ?? "", /\.\.\/shared/, c.name);
+    }
+  });
+  test("info's byte-exact line says what is true of a capture with a b event", () => {
+    const raw = writeTmp(dir, "inv.raw", new Uint8Array([0x61, 0xff, 0x62]));
+    const cast = path.join(dir, "inv.cast");
+    assert.equal(cli(["convert", raw, cast]).code, 0);
+    assert.match(
+      cli(["info", cast]).stdout,
+      /byte-exact {2}yes \(every output event is valid UTF-8 or carries its raw bytes/,
+    );
+    const lossy = writeTmp(dir, "lossy.cast", '{"version":2,"width":80,"height":24}\n[0.1,"o","a\\ufffdb"]\n');
+    assert.match(cli(["info", lossy]).stdout, /byte-exact {2}no \(1 output event holds U\+FFFD without raw bytes/);
+  });
+  test("a killed recorder's label folder is swept by the next; a running one's is kept", () => {
+    const tmp = tmpDir("pstlab-sweep-");
+    try {
+      fs.mkdirSync(path.join(tmp, "pstlab-labels-999999999-abc"));
+      fs.mkdirSync(path.join(tmp, `pstlab-labels-${process.pid}-abc`));
+      sweepStale(tmp);
+      assert.deepEqual(fs.readdirSync(tmp), [`pstlab-labels-${process.pid}-abc`]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

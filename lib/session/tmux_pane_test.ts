@@ -1,0 +1,95 @@
+// `record --tmux-pane` on a real tmux server (its own socket, -L): a pane already
+// running a script is recorded without restarting it — its current screen first, then
+// what it prints, a resize as an event, until the pane exits; the header says where it
+// came from; the pane is left unpiped. Bad targets and misuse are one line, exit 2.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { cli, collect, MAIN, runtimeArgv, tmpDir, which } from "../testkit.ts";
+import { openRecording } from "../recording/open.ts";
+
+const dir = tmpDir("pstlab-pane-");
+const sock = `pstlab-test-${process.pid}`;
+const tm = (...a: string[]) => spawnSync("tmux", ["-L", sock, ...a], { encoding: "utf8" });
+after(() => {
+  tm("kill-server");
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(pred: () => boolean, what: string, ms = 20000) {
+  const end = Date.now() + ms;
+  while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(pred(), `timed out waiting for ${what}`);
+}
+
+describe("record --tmux-pane", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("a running pane: its screen, then its output and a resize, until it exits", async () => {
+    const go = path.join(dir, "go"), go2 = path.join(dir, "go2");
+    const script = `printf '\\033[1mfirst\\033[0m line\\n'; while [ ! -e ${go} ]; do sleep 0.05; done; ` +
+      `echo second; while [ ! -e ${go2} ]; do sleep 0.05; done; echo third; sleep 0.2`;
+    assert.equal(tm("new-session", "-d", "-s", "work", "-x", "90", "-y", "20", "sh", "-c", script).status, 0);
+    await until(() => /first line/.test(tm("capture-pane", "-p", "-t", "work").stdout), "the pane to print");
+    const file = path.join(dir, "pane.cast");
+    const [cmd, ...pre] = runtimeArgv();
+    const rec = spawn(cmd, [...pre, MAIN, "record", "--tmux-pane", "work", "--tmux-socket", sock, "-o", file], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    rec.stderr!.on("data", (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((r) => rec.on("exit", (c) => r(c)));
+    await until(() => /recording tmux pane/.test(stderr), "the recorder to start");
+    fs.writeFileSync(go, "");
+    const text = () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+    await until(() => text().includes("second"), "second in the recording");
+    assert.equal(tm("resize-window", "-t", "work", "-x", "70", "-y", "15").status, 0);
+    await until(() => text().includes('"r", "70x15"'), "the resize in the recording");
+    fs.writeFileSync(go2, "");
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /the pane exited/);
+
+    const r = await openRecording(file);
+    const events = await collect(r.events);
+    assert.equal(r.header.cols, 90);
+    assert.equal(r.header.rows, 20);
+    assert.match(r.header.title ?? "", /^tmux pane %\d+ \(work:0\.0\) on tmux -L /);
+    assert.equal((r.header.provenance?.recorded_from as { where?: string })?.where, "work:0.0");
+    const td = new TextDecoder();
+    const outputs = events.flatMap((e) => (e.kind === "output" ? [td.decode(e.bytes)] : []));
+    // The screen first, with its attributes as tmux keeps them (capture-pane -e).
+    assert.match(outputs[0], /\x1b\[1mfirst\x1b\[0?m(\x1b\[[0-9;]*m)* line/);
+    const rest = outputs.slice(1).join("");
+    assert.ok(!rest.includes("first"), "the captured screen is not recorded twice");
+    assert.match(rest, /second\r\n[^]*third\r\n/);
+    const kinds = events.map((e) => e.kind === "resize" ? `r${e.cols}x${e.rows}` : e.kind);
+    const second = events.findIndex((e) => e.kind === "output" && td.decode(e.bytes).includes("second"));
+    const third = events.findIndex((e) => e.kind === "output" && td.decode(e.bytes).includes("third"));
+    const resize = kinds.indexOf("r70x15");
+    assert.ok(second < resize && resize < third, kinds.join(" "));
+    // Played back, the screen ends as the pane did.
+    const screen = cli(["screen", file]);
+    assert.equal(screen.code, 0, screen.stderr);
+    assert.match(screen.stdout, /first line\n(.*\n)*second\n(.*\n)*third/);
+  });
+
+  test("a pane that is not there, a socket alone, a command too: one line, exit 2", () => {
+    tm("new-session", "-d", "-s", "idle", "sleep 30");
+    for (
+      const [args, re] of [
+        [["--tmux-pane", "nosuch", "--tmux-socket", sock], /no tmux pane "nosuch" on tmux server -L /],
+        [["--tmux-socket", sock], /--tmux-socket/],
+        [["--tmux-pane", "idle", "--tmux-socket", sock, "--", "sh"], /no COMMAND/],
+        [["--tmux-pane", "idle", "--hooks"], /--hooks/],
+      ] as [string[], RegExp][]
+    ) {
+      const out = path.join(dir, "never.cast");
+      const r = cli(["record", "-o", out, ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.match(r.stderr, re);
+      assert.ok(!fs.existsSync(out), "no file for a recording that never started");
+    }
+    tm("kill-session", "-t", "idle");
+  });
+});
