@@ -17,7 +17,8 @@ export const RAW_CHANNELS = {
   play: "pstlab play: the capture's bytes to the terminal, and the side-by-side panel's drawing",
   emit: "pstlab emit: the OSC 7501 / OSC 9;4 sequences it exists to write",
   "recording to stdout": "convert/cat/trim/redact - : a recording written to stdout, byte for byte",
-  "recorder passthrough": "pstlab record: the recorded program's output to the user's terminal, and its title",
+  "recorder passthrough":
+    "pstlab record: the recorded program's output to the user's terminal, its title, and the live side-by-side panel",
   "sim agent": "pstlab sim: the simulated agent's own screen and OSC 7501 reports (a program being recorded)",
 } as const;
 export type RawChannel = keyof typeof RAW_CHANNELS;

@@ -245,7 +245,7 @@ describe("recordings", () => {
       });
     const rs = await Promise.all([run(), run()]);
     assert.deepEqual(rs.map((r) => r.code).sort(), [0, 2], rs.map((r) => r.err).join("\n"));
-    assert.match(rs.find((r) => r.code === 2)!.err, /same\.cast: file exists/);
+    assert.match(rs.find((r) => r.code === 2)!.err, /same\.cast: (file exists|being written by another pstlab)/);
     const lines = fs.readFileSync(path.join(i.d, "same.cast"), "utf8").trim().split("\n");
     assert.equal(lines.filter((l) => l.startsWith("{")).length, 1, "two headers in one file");
   });
@@ -255,6 +255,22 @@ describe("recordings", () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /file exists \(use --overwrite/);
     assert.deepEqual(fs.readFileSync(i.cast), CAST);
+  });
+  test("TMPDIR missing: a recording without the labels FIFO (said once); --hooks is one line, exit 2, no file", () => {
+    const i = inputs("tmpdir");
+    const env = { TMPDIR: path.join(i.d, "no-such-folder") };
+    const r = cli(["record", "--headless", "-o", "a.cast", "--", "sh", "-c", "echo hi"], { cwd: i.d, env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stderr.match(/cannot make a FIFO in .*no-such-folder \(\$TMPDIR\): no such folder/g)?.length,
+      1,
+      r.stderr,
+    );
+    assert.match(fs.readFileSync(path.join(i.d, "a.cast"), "utf8"), /"hi\\r\\n"/);
+    const h = cli(["record", "--headless", "--hooks", "-o", "b.cast", "--", "sh", "-c", "echo hi"], { cwd: i.d, env });
+    assert.equal(h.code, 2, h.stderr);
+    assert.match(h.stderr, /^pstlab: recording to b\.cast.*\npstlab: record --hooks: cannot make a FIFO in .*\n$/);
+    assert.ok(!fs.existsSync(path.join(i.d, "b.cast")));
   });
   test("a lock taken by a live writer refuses a second --overwrite", () => {
     const i = inputs("lock");
@@ -270,5 +286,23 @@ describe("recordings", () => {
     const r2 = cli(["convert", i.cast, "--overwrite", target], { cwd: i.d });
     assert.equal(r2.code, 0, r2.stderr);
     assert.deepEqual(litter(i.d), []);
+  });
+});
+
+describe("inputs are read once", () => {
+  test("report live.fifo -o r.html reads the FIFO once (the page says it embeds no player for it)", async () => {
+    const i = inputs("fifo");
+    const fifo = path.join(i.d, "live.fifo");
+    spawnSync("mkfifo", [fifo]);
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "report", fifo, "-o", "r.html"], { cwd: i.d, stdio: "ignore" });
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    // A writer that opens, writes the capture and closes, as `report <(cat in.cast)` would.
+    spawn("sh", ["-c", "cat in.cast > live.fifo"], { cwd: i.d, stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60000);
+    const code = await exited;
+    clearTimeout(timer);
+    assert.equal(code, 0, "report waited on a second open of the FIFO");
+    assert.match(fs.readFileSync(path.join(i.d, "r.html"), "utf8"), /not embedded: read from a pipe/);
   });
 });

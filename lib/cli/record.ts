@@ -18,7 +18,7 @@ import { PANEL, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO, manifestFor } from "../detect/choose.ts";
-import { writeAllSync } from "../recording/sink.ts";
+import { raw } from "../stdio.ts";
 import { foregroundAvailable } from "../session/foreground.ts";
 import type { Header } from "../recording/model.ts";
 import { parseScript } from "../session/driver.ts";
@@ -26,7 +26,7 @@ import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError, UserError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
 import { parseDuration } from "../units.ts";
 import { disarm, plural } from "../text.ts";
@@ -245,7 +245,7 @@ async function attachPanel(opts: SessionOptions, header: Header, outPath: string
   const chosen = await manifestFor(outPath, header, AUTO, {});
   const detectors = () =>
     panelDetectors(opts).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
-  const show = (s: string) => writeAllSync(1, new TextEncoder().encode(s));
+  const show = (s: string) => raw("recorder passthrough", s);
   const size = () => {
     const o = process.stdout as { columns?: number; rows?: number };
     return { cols: o.columns || 160, rows: o.rows || 48 };
@@ -403,8 +403,9 @@ export const command = defineCommand(spec, async (p) => {
     r = await runSession(opts, o.writer);
   } catch (e) {
     takeDownPanel?.();
-    // The program never started: a new file goes, a replaced one stays as it was (the gate).
-    if (e instanceof SpawnError && !appendSize) o.file.abort();
+    // The program never started (or the session could not be set up): a new file goes, a
+    // replaced one stays as it was (the gate).
+    if ((e instanceof SpawnError || e instanceof UserError) && !appendSize) o.file.abort();
     else o.file.close();
     if (e instanceof SpawnError) throw new UsageError(`record: ${e.message}`);
     throw e;

@@ -306,6 +306,11 @@ export async function castsFor(
       const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
         sha256File(beside) === f.sha256;
       path = ok ? beside : null;
+    } else if (path === "-" || !fs.statSync(path).isFile()) {
+      // stdin, a FIFO, a process substitution: read once, by the analysis; opening it again would wait for ever.
+      casts.push(null);
+      why.push("not embedded: read from a pipe (read once, for the analysis); pstlab play a saved copy");
+      continue;
     }
     const cast = path === null ? null : await castText(path, open);
     if (cast !== null && cast.length > left) {

@@ -109,17 +109,24 @@ function pidAlive(pid: number): boolean {
  * The lock --overwrite and --append take: a file created exclusively beside the target,
  * holding our pid. One left by a process that is gone (SIGKILL) is taken over.
  */
-function lock(p: string): string {
+function lock(p: string): string | null {
   const l = besideName(p, "lock");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = fs.openSync(l, "wx");
-      fs.writeSync(fd, `${process.pid}\n`);
+      try {
+        fs.writeSync(fd, `${process.pid}\n`);
+      } catch {
+        // A full disk: no lock (the write that follows fails and says so), and no empty lock file left.
+        fs.closeSync(fd);
+        fs.rmSync(l, { force: true });
+        return null;
+      }
       fs.closeSync(fd);
       track(l);
       return l;
     } catch (e) {
-      if ((e as { code?: string }).code !== "EEXIST") return ""; // a folder we cannot write: open() says so
+      if ((e as { code?: string }).code !== "EEXIST") return null; // a folder we cannot write: open() says so
       let pid = NaN;
       try {
         pid = Number(fs.readFileSync(l, "utf8").trim());
@@ -172,8 +179,21 @@ export class OutputFile {
       out.terminal = !opts.raw;
       return out;
     }
-    const st = statOrNull(p);
-    let existed = false, special = false, lockFile: string | null = null;
+    const first = statOrNull(p);
+    if (first?.isDirectory()) throw new InputError(`${p}: is a directory`);
+    // Every file target is locked before it is looked at: two writers given one name are
+    // serialised here (the second is refused), before either decides the file is new.
+    const lockFile = !first || first.isFile() ? lock(p) : null;
+    try {
+      return OutputFile.openLocked(p, opts, lockFile ? statOrNull(p) : first, lockFile);
+    } catch (e) {
+      release(lockFile);
+      throw e;
+    }
+  }
+
+  private static openLocked(p: string, opts: OutputOptions, st: fs.Stats | null, lockFile: string | null): OutputFile {
+    let existed = false, special = false;
     if (st) {
       if (st.isDirectory()) throw new InputError(`${p}: is a directory`);
       // --append reads its own target by design (record: the v3 file it continues, whose
@@ -191,7 +211,6 @@ export class OutputFile {
         const mode = (st.mode & 0o777).toString(8).padStart(3, "0");
         throw new InputError(`${p}: is read-only (mode ${mode}); refusing to replace it (chmod u+w it first)`);
       }
-      if (st.isFile()) lockFile = lock(p);
     }
     try {
       if (special || opts.append) {
@@ -219,7 +238,6 @@ export class OutputFile {
       track(temp);
       return new OutputFile(p, fd, !!opts.durable, existed, temp, false, lockFile);
     } catch (e) {
-      release(lockFile);
       if ((e as { code?: string }).code === "EEXIST") {
         throw new InputError(`${p}: file exists (another writer created it just now)`);
       }
