@@ -15,7 +15,6 @@ import {
   number,
   OUTPUT,
   repeated,
-  text,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
