@@ -103,7 +103,8 @@ export class SideBySide {
     this.sampler.afterEvent(e.t);
     if (e.kind === "marker") {
       const p = parseTruthLabel(e.label);
-      if (p) this.truth = `${p.state}${p.kind ? ` (${p.kind})` : ""}`;
+      // The kind is the capture's text: a hostile one must not retitle the terminal (disarmed).
+      if (p) this.truth = disarm(`${p.state}${p.kind ? ` (${p.kind})` : ""}`);
     }
   }
 
