@@ -4,6 +4,7 @@
 // (of captures, or of merged shards). The scoring, the shard format and the renderers
 // live below (lib/score, lib/report); this file reads, dispatches and writes.
 
+import { Buffer } from "node:buffer";
 import * as os from "node:os";
 import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
 import {
@@ -313,13 +314,16 @@ export async function castsFor(
       continue;
     }
     const cast = path === null ? null : await castText(path, open);
-    if (cast !== null && cast.length > left) {
+    // What it costs the page: the text as embedded (a JSON string: quotes and escapes
+    // double a capture's size), in UTF-8 bytes.
+    const size = cast === null ? 0 : Buffer.byteLength(JSON.stringify(cast));
+    if (cast !== null && size > left) {
       spent = true;
       casts.push(null);
       why.push(budgetNote);
       continue;
     }
-    if (cast !== null) left -= cast.length;
+    left -= size;
     casts.push(cast);
     why.push(null);
   }

@@ -85,7 +85,7 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
     }
     case "discarded":
     case "ignored":
-      return [t, paint(color, "33", e.type), e.reason, "", `${visible(e.raw)}  (${e.detail})`];
+      return [t, paint(color, "33", e.type), e.reason, "", `${visible(e.raw)}  (${visible(e.detail)})`];
     case "query":
       return [t, "query", "", "", `reply ${visible(e.reply)}`];
     case "lifecycle":

@@ -129,13 +129,13 @@ function rejected(reason: Reason, detail: string): ParseResult {
 /** Grammar of §2.6: 1–8 segments of [A-Za-z0-9_.+-]{1,32} joined by single `/`. */
 export function idProblem(b: Uint8Array, s: number, e: number): string | null {
   if (e === s) return "empty id";
-  if (e - s > MAX_ID_BYTES) return `id is ${e - s} bytes (limit ${MAX_ID_BYTES})`;
+  if (e - s > MAX_ID_BYTES) return `id is ${e - s} bytes, over the limit of ${MAX_ID_BYTES}`;
   let segs = 1, segStart = s;
   for (let i = s; i <= e; i++) {
     if (i === e || b[i] === SLASH) {
       const len = i - segStart;
       if (len === 0) return "empty id segment";
-      if (len > MAX_ID_SEGMENT_BYTES) return `id segment is ${len} bytes (limit ${MAX_ID_SEGMENT_BYTES})`;
+      if (len > MAX_ID_SEGMENT_BYTES) return `id segment is ${len} bytes, over the limit of ${MAX_ID_SEGMENT_BYTES}`;
       if (i < e) {
         segs++;
         if (segs > MAX_ID_SEGMENTS) return `id has more than ${MAX_ID_SEGMENTS} segments`;
@@ -159,7 +159,7 @@ function decodeText(
   const bytes = decodeBase64Strict(b.subarray(s, e));
   if (bytes === null) return rejected("bad-base64", `${key} is not valid standard base64`);
   if (bytes.length > maxDecoded) {
-    return rejected("text-too-long", `${key} decodes to ${bytes.length} bytes (limit ${maxDecoded})`);
+    return rejected("text-too-long", `${key} decodes to ${bytes.length} bytes, over the limit of ${maxDecoded}`);
   }
   // Fast path: printable ASCII needs neither the UTF-8 decoder nor the control check.
   let printable = true;
@@ -211,7 +211,7 @@ interface Pair {
 export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult {
   const total = INTRODUCER_BYTES + body.length + terminatorBytes(terminator).length;
   if (total > MAX_SEQUENCE_BYTES) {
-    return rejected("sequence-too-long", `sequence is ${total} bytes (limit ${MAX_SEQUENCE_BYTES})`);
+    return rejected("sequence-too-long", `sequence is ${total} bytes, over the limit of ${MAX_SEQUENCE_BYTES}`);
   }
   if (body.length === 1 && body[0] === QMARK) {
     return { type: "query", terminator, reply: queryReply(terminator) };
@@ -262,7 +262,7 @@ function splitPairs(body: Uint8Array, notes: ParseNote[]): Pair[] | ParseResult 
     if (ke - ks > MAX_KEY_BYTES) {
       return rejected(
         "key-too-long",
-        `key "${showBytes(body, ks, Math.min(ke, ks + 24))}…" is ${ke - ks} bytes (limit ${MAX_KEY_BYTES})`,
+        `key "${showBytes(body, ks, Math.min(ke, ks + 24))}…" is ${ke - ks} bytes, over the limit of ${MAX_KEY_BYTES}`,
       );
     }
     let keyOk = ke > ks;
@@ -274,7 +274,7 @@ function splitPairs(body: Uint8Array, notes: ParseNote[]): Pair[] | ParseResult 
     }
     const key = keyOk ? ascii(body, ks, ke) : null;
     if (key !== null && key in KNOWN_VALUE_LIMITS && ve - vs > KNOWN_VALUE_LIMITS[key]) {
-      return rejected("value-too-long", `${key} is ${ve - vs} bytes (limit ${KNOWN_VALUE_LIMITS[key]})`);
+      return rejected("value-too-long", `${key} is ${ve - vs} bytes, over the limit of ${KNOWN_VALUE_LIMITS[key]}`);
     }
     for (let j = vs; j < ve && !hasControl; j++) {
       const c = body[j];
