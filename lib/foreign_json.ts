@@ -9,6 +9,7 @@
 // 100 MB shard), rejects NaN/Infinity by default, and needs nothing but JavaScript, so it
 // runs the same in Bun, Deno and the compiled binary.
 
+import { noteInputFd } from "./inputs.ts";
 import * as fs from "node:fs";
 import Ajv from "ajv";
 import { InputError } from "./errors.ts";
@@ -58,6 +59,7 @@ export function readCapped(path: string, max = MAX_FOREIGN_JSON_BYTES): string {
   try {
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) throw new InputError(`${path}: is a directory`);
+    if (fd !== 0) noteInputFd(fd, path); // no output of this command may replace it (the output gate)
     if (st.isFile() && st.size > max) throw tooBig();
     const parts: Uint8Array[] = [];
     let size = 0;

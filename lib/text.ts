@@ -39,8 +39,29 @@ export function csvSafe(s: string): string {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
+/**
+ * pstlab's own terminal sequences, written as a private-use character and a token chosen
+ * per process: the terminal writer (lib/stdio.ts) turns `token + "1;31m"` into
+ * `ESC [ 1;31m` and escapes every other control, so capture text (which cannot know the
+ * token) can never style, move or retitle the user's terminal, even if a caller forgot to
+ * disarm it. `r` is a carriage return (the progress line), `K` erases the line.
+ */
+export const OWN_SEQUENCE = {
+  token: `\ue000${Math.random().toString(36).slice(2, 10)}`,
+  code: /^([0-9;]*m|K|r)/,
+};
+
+/** A style (SGR parameters) around `s` when `on`. */
 export function paint(on: boolean, code: string, s: string): string {
-  return on ? `\x1b[${code}m${s}\x1b[0m` : s;
+  return on ? `${OWN_SEQUENCE.token}${code}m${s}${OWN_SEQUENCE.token}0m` : s;
+}
+
+/** The start of a redrawn status line: carriage return, erase the line. */
+export const REDRAW_LINE = `${OWN_SEQUENCE.token}r${OWN_SEQUENCE.token}K`;
+
+/** A character as \uXXXX (C1 controls and bidi formatting: visible, and still valid inside a JSON string). */
+export function uEscape(c: string): string {
+  return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
 }
 
 /**
@@ -60,7 +81,8 @@ export function round6(t: number): number {
 
 /** Columns padded to their widest cell (cells may contain colour codes). */
 export function alignRows(rows: string[][], rightAlign: Set<number> = new Set()): string[] {
-  const w = (s: string) => [...s.replace(/\x1b\[[0-9;]*m/g, "")].length;
+  const own = new RegExp(`${OWN_SEQUENCE.token}[0-9;]*m`, "g");
+  const w = (s: string) => [...s.replace(own, "")].length;
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, w(c))));
   return rows.map((r) =>

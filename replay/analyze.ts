@@ -35,8 +35,14 @@ export interface AnalyzeOptions {
   labelTolerance?: number;
 }
 
+/**
+ * The file's sha256, or "" for stdin and anything not a regular file: a FIFO or process
+ * substitution is read once, by the analysis (opening it again would wait for ever), and a
+ * capture without a hash is never embedded from a shard.
+ */
 export function sha256File(path: string): string {
-  if (path === "-") return "";
+  // stat, not open: opening a FIFO whose writer has gone blocks.
+  if (path === "-" || !fs.statSync(path).isFile()) return "";
   const h = createHash("sha256");
   const fd = fs.openSync(path, "r");
   const buf = new Uint8Array(1 << 20);

@@ -13,6 +13,8 @@ import { disarm } from "../lib/text.ts";
 
 /** The panel's narrowest width: a 120-column capture fits beside it in 160 columns. */
 export const PANEL = 30;
+/** The panel's widest: room for every verdict's rule and an OSC 7501 message. */
+export const ROOMY = 46;
 
 /**
  * Which screen rows to show in `h` terminal rows (-1: a "⋮" separator). Nothing is
@@ -101,7 +103,8 @@ export class SideBySide {
     this.sampler.afterEvent(e.t);
     if (e.kind === "marker") {
       const p = parseTruthLabel(e.label);
-      if (p) this.truth = `${p.state}${p.kind ? ` (${p.kind})` : ""}`;
+      // The kind is the capture's text: a hostile one must not retitle the terminal (disarmed).
+      if (p) this.truth = disarm(`${p.state}${p.kind ? ` (${p.kind})` : ""}`);
     }
   }
 
@@ -110,7 +113,7 @@ export class SideBySide {
     let left = width, out = "";
     for (const [text, code] of parts) {
       if (left <= 0) break;
-      const t = [...text].slice(0, left).join("");
+      const t = [...disarm(text)].slice(0, left).join(""); // labels, kinds, rule names: capture or file text
       left -= [...t].length;
       out += this.color && code ? `\x1b[${code}m${t}\x1b[0m` : t;
     }
@@ -130,7 +133,11 @@ export class SideBySide {
     // Side by side whenever the panel and a useful part of the screen fit (the screen's
     // right edge is cropped before anything stacks below it).
     const wide = tc - PANEL - 3 >= Math.min(this.header.cols, 40);
-    const screenW = wide ? Math.min(this.header.cols, tc - PANEL - 3) : tc;
+    // The panel is as wide as the screen's written part leaves room for, between PANEL
+    // and ROOMY: what is written is cropped only when the narrowest panel needs the room.
+    let used = screen.cursor().x + 1;
+    for (const r of rows) used = Math.max(used, r.length + 1);
+    const screenW = wide ? Math.min(this.header.cols, tc - PANEL - 3, Math.max(used, tc - ROOMY - 4)) : tc;
     const panelW = wide ? Math.max(PANEL, tc - screenW - 4) : tc;
     const panel = this.panelLines(vt, st, panelW);
     const screenH = wide ? tr : Math.max(1, tr - panel.length - 1);

@@ -10,11 +10,11 @@ import {
   flag,
   formatFor,
   INPUT_OPTIONS,
+  inputFile,
   MANIFEST,
   number,
   OUTPUT,
   repeated,
-  text,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
@@ -55,8 +55,11 @@ export const spec = {
   synopsis: "FILE…",
   options: {
     manifest: { ...MANIFEST, help: "screen rules the protocol is checked against (default: auto)" },
-    rules: text("FILE", "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state"),
-    against: text(
+    rules: inputFile(
+      "FILE",
+      "assertions (TOML): [[expect]] when/then/within, final, reports_min/max; [[forbid]] state",
+    ),
+    against: inputFile(
       "GOLDEN",
       "a known-good capture of the same scripted scenario: compare the transitions;\nwith --script also a folder of golden runs (a previous -o DIR): per-cell medians",
     ),
@@ -71,7 +74,7 @@ export const spec = {
         "write here (default stdout; `-` is stdout); with --script: the folder for the cells'\ncaptures and report (default pstlab-matrix)",
     },
     strict: flag("warnings fail too (exit 1)"),
-    script: text(
+    script: inputFile(
       "FILE",
       "record COMMAND (after --) headless, driven by this record --script, and check\nthe recording: once per --matrix cell and --repeat run",
     ),

@@ -63,7 +63,10 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       plain = wraps.cell("tmux", "plain");
     assert.equal(off.exit, 0, JSON.stringify(off.findings));
     assert.equal(pass.exit, 0, JSON.stringify(pass.findings));
-    assert.ok(pass.runs[0].reports >= 4, JSON.stringify(pass));
+    // Four reports are sent. Under load the full suite once saw three arrive (blocked and done
+    // among them, so a working one was lost; passthrough goes only to an attached client, and the
+    // first is written as the session starts): the cell must pass with blocked and done through.
+    assert.ok(pass.runs[0].reports >= 3, JSON.stringify(pass));
     // Through tmux the check says the recorded command is a multiplexer; plain: nothing arrives.
     assert.ok(wraps.has(pass, "multiplexer") && !wraps.has(off, "multiplexer"));
     assert.equal(plain.exit, 1);
@@ -152,7 +155,7 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
 
   test("--repeat 5 on the simulated agent's late mode: the delay, with a small spread", () => {
     const s = script(
-      'wait /for shortcuts/ 30s\nsend "fix the bug\\r"\nwait /Do you want to proceed/ 30s\nsleep 300ms\nsend "1"\nwait /Worked for/ 30s\nsend "/exit\\r"\nwait-exit 10s\n',
+      'wait /for shortcuts/ 30s\nsend "fix the bug\\r"\nwait /Do you want to proceed/ 30s\nsleep 600ms\nsend "1"\nwait /Worked for/ 30s\nsend "/exit\\r"\nwait-exit 10s\n',
     );
     const [cmd, ...pre] = runtimeArgv();
     const sim = [cmd, ...pre, MAIN, "sim", "--tasks", "1", "--scale", "0.1", "--seed", "3", "--protocol", "late=1s"];

@@ -2,9 +2,10 @@
 // and exit 2 for a UserError, exit 70 and no stack trace for a bug), and parsing a
 // command's option table with --help handled.
 
-import { BrokenPipe } from "../recording/sink.ts";
+import { noteInput } from "../recording/sink.ts";
+import { BrokenPipe } from "../stdio.ts";
 import { UserError } from "../errors.ts";
-import { type CommandDef, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
+import { type CommandDef, fileArguments, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
 
 /** A command that wants a specific exit code, with an optional message (`--return`, gates, script failures). */
 export class ExitCode extends Error {
@@ -13,6 +14,7 @@ export class ExitCode extends Error {
   }
 }
 
+// The terminal writer (lib/stdio.ts, through ./stdio.ts): every command prints through these.
 export { err, out } from "./stdio.ts";
 import { err, out } from "./stdio.ts";
 
@@ -30,7 +32,10 @@ export function defineCommand<O extends Options>(
     spec: spec as unknown as CommandDef<Options>,
     run: async (argv) => {
       const p = parseFlags(spec, argv);
-      return p ? await body(p) : 0;
+      if (!p) return 0;
+      // The output gate refuses to write over any of these (lib/recording/sink.ts).
+      for (const f of fileArguments(spec as unknown as CommandDef, p as Parsed<Options>).inputs) noteInput(f);
+      return await body(p);
     },
   };
 }

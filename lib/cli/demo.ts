@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { defineCommand, err, out, runCommand } from "./common.ts";
-import { choice, flag, HOOKS, NONE, number, PROTOCOL, text, type Values } from "./options.ts";
+import { choice, flag, HOOKS, NONE, number, outputFile, PROTOCOL, type Values } from "./options.ts";
 import { command as report } from "./report.ts";
 import { command as check } from "./check.ts";
 import { headerFor, runSession } from "../session/recorder.ts";
@@ -35,7 +35,8 @@ export const spec = {
       max: 2 ** 32 - 1,
       integer: true,
     }),
-    record: text("FILE", "keep the live recording here (default: a temporary file)"),
+    record: outputFile("FILE", "keep the live recording here (default: a temporary file)"),
+    overwrite: { ...flag("replace an existing non-empty --record file"), requires: ["record"] },
     format: choice("FORMAT", ["table", "markdown"] as const, "table (default) or markdown"),
     protocol: {
       ...PROTOCOL,
@@ -178,7 +179,7 @@ async function live(v: DemoValues, file: string, fmt: "table" | "markdown"): Pro
   header.command = `pstlab sim --seed ${seed} --tasks ${tasks} --scale ${scale}${
     mode === "correct" ? "" : ` --protocol ${mode}`
   } --hooks ${hookMode}`;
-  const o = openOutput(file, header, { overwrite: !!v.record }, { durable: true });
+  const o = openOutput(file, header, { overwrite: !!v.overwrite }, { durable: true });
   const warn = (m: string) => err(`pstlab: warning: ${m}\n`);
   const t0 = performance.now();
   const r = await runSession({

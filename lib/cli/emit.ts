@@ -1,6 +1,7 @@
 // `pstlab emit`: one well-formed sequence for shell scripts.
 
-import { defineCommand, out } from "./common.ts";
+import { defineCommand } from "./common.ts";
+import { raw } from "../stdio.ts";
 import { flag, number, text } from "./options.ts";
 import { encodeQuery, encodeReport, wrapTmux } from "../osc7501/encode.ts";
 import { osc94Mirror } from "../osc7501/osc94.ts";
@@ -51,7 +52,7 @@ export const command = defineCommand(spec, (p) => {
       throw new UsageError("emit query takes no message or fields");
     }
     const q = encodeQuery(terminator);
-    out(new TextDecoder().decode(v.tmux ? wrapTmux(q) : q));
+    raw("emit", v.tmux ? wrapTmux(q) : q);
     return 0;
   }
   const progress = v.progress ?? null;
@@ -75,6 +76,6 @@ export const command = defineCommand(spec, (p) => {
     );
     s += new TextDecoder().decode(v.tmux ? wrapTmux(mirror) : mirror);
   }
-  out(s);
+  raw("emit", s);
   return 0;
 });

@@ -2,7 +2,7 @@
 // labelled corpus of pane captures when given.
 
 import { defineCommand, err, ExitCode, out } from "./common.ts";
-import { AT_LEAST_ONE_FILE, flag, text } from "./options.ts";
+import { AT_LEAST_ONE_FILE, flag, inputFile } from "./options.ts";
 import { BUNDLED, resolveManifest } from "../detect/bundled.ts";
 import { type Finding, lintManifest, type LintScreen, unrunnablePatterns } from "../detect/lint.ts";
 import { ManifestError } from "../errors.ts";
@@ -20,7 +20,7 @@ export const spec = {
   summary: summaryOf("lint"),
   synopsis: "MANIFEST…",
   options: {
-    labels: text(
+    labels: inputFile(
       "FILE",
       "a labelled corpus of pane captures (PATH<TAB>state…, see report --labels):\nrules are also judged on its screens",
     ),

@@ -1,6 +1,7 @@
 // `--manifest auto` is one function (lib/detect/choose.ts manifestFor): every command
 // that reads a capture with rules picks the same ones, for the same reason; and a
 // detector that names its manifest is shown with that one.
+import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -23,7 +24,7 @@ describe("auto picks the same rules in every command", () => {
     const check = json(["check", raw, "--format", "json"]).files[0].manifest;
     const detect = json(["detect", raw, "--json"]).manifest;
     const explain = json(["explain", raw, "--json"]);
-    const labels = writeTmp(dir, "snap.tsv", `${raw}\tidle\n`);
+    const labels = writeTmp(dir, "snap.tsv", `${path.basename(raw)}\tidle\n`);
     const snapshot = json(["report", raw, "--labels", labels, "--format", "json"]).detectors.map((
       d: { name: string },
     ) => d.name);

@@ -33,6 +33,12 @@ export interface Opt<T> {
   requires?: readonly string[];
   /** Why the conflict, for its message ("--label takes capture times"). */
   reason?: string;
+  /**
+   * A file the command reads ("in": no output may replace it) or writes ("out": it goes
+   * through the output gate, lib/recording/sink.ts). The gate's table test finds every
+   * writing command from these marks.
+   */
+  file?: "in" | "out";
 }
 
 export type Options = Record<string, Opt<unknown>>;
@@ -53,6 +59,8 @@ export interface CommandDef<O extends Options = Options> {
     min?: number;
     max?: number; /** options end at the first positional (record) */
     stopAtFirst?: boolean;
+    /** What the positionals are, in order, the last repeating: files read ("in") or written ("out"). */
+    files?: readonly ("in" | "out")[];
   };
   notes?: string[];
   examples: string[];
@@ -117,14 +125,24 @@ export function list(arg: string, help: string): Opt<string[]> {
 
 // ---- options several commands share (each declared once) ----------------------------------
 
-export const OUTPUT = text("FILE", "write here (default stdout; `-` is stdout)", "o");
+export const OUTPUT: Opt<string> = { ...text("FILE", "write here (default stdout; `-` is stdout)", "o"), file: "out" };
+
+/** A file the command reads (marked for the output gate). */
+export function inputFile(arg: string, help: string): Opt<string> {
+  return { ...text(arg, help), file: "in" };
+}
+
+/** A file the command writes (marked for the output gate). */
+export function outputFile(arg: string, help: string, short?: string): Opt<string> {
+  return { ...text(arg, help, short), file: "out" };
+}
 export const JOBS = number("N", "analyse files in parallel on N worker threads (default: half the cores)", {
   min: 1,
   max: 64,
   integer: true,
 });
 export const AT = duration("SECONDS", "the time to look at (default: the end); 12, 1.5, 500ms, 1m30s");
-export const MANIFEST = text(
+export const MANIFEST = inputFile(
   "NAME|PATH",
   `rules: ${
     Object.keys(BUNDLED).join(", ")
@@ -177,8 +195,8 @@ export const INPUT_OPTIONS = {
   "input-format": choice("F", INPUT_FORMATS, `force the input format: ${INPUT_FORMATS.join(", ")}`),
   size: SIZE,
   chunk: number("N", "raw input: split into N-byte reads (default: one read)", { min: 1, max: 1 << 30, integer: true }),
-  timing: text("FILE", "util-linux script: FILE is the output log, this the timing file"),
-  "log-in": text("FILE", "util-linux script: the input log (advanced format)"),
+  timing: inputFile("FILE", "util-linux script: FILE is the output log, this the timing file"),
+  "log-in": inputFile("FILE", "util-linux script: the input log (advanced format)"),
 };
 
 export const RECORDING_FORMATS = ["v3", "v2", "raw"] as const;
@@ -209,11 +227,30 @@ export function formatFor<T extends string>(
 }
 
 /** Positional counts most commands use. */
-export const ONE_FILE = { min: 1, max: 1 };
-export const AT_LEAST_ONE_FILE = { min: 1 };
-export const OPTIONAL_FILE = { max: 1 };
+const READS = ["in"] as const;
+export const ONE_FILE = { min: 1, max: 1, files: READS };
+export const AT_LEAST_ONE_FILE = { min: 1, files: READS };
+export const OPTIONAL_FILE = { max: 1, files: READS };
 /** IN OUT, or IN -o OUT (see inAndOut). */
-export const IN_OUT = { min: 1, max: 2 };
+export const IN_OUT = { min: 1, max: 2, files: ["in", "out"] as const };
+
+/** The files a parsed command line reads and writes, from the marks in its table. */
+export function fileArguments(
+  cmd: CommandDef,
+  p: { values: Record<string, unknown>; positionals: string[] },
+): { inputs: string[]; outputs: string[] } {
+  const inputs: string[] = [], outputs: string[] = [];
+  for (const [name, o] of Object.entries(cmd.options)) {
+    const v = p.values[name];
+    if (!o.file || v === undefined) continue;
+    for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string") (o.file === "in" ? inputs : outputs).push(x);
+  }
+  const roles = cmd.positionals?.files;
+  if (roles?.length) {
+    p.positionals.forEach((x, i) => (roles[Math.min(i, roles.length - 1)] === "in" ? inputs : outputs).push(x));
+  }
+  return { inputs, outputs };
+}
 export const NONE = { max: 0 };
 
 /** The input and output of a converting command: `IN OUT` or `IN -o OUT`, not both. */

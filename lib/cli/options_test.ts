@@ -150,7 +150,13 @@ describe("every command's declared combinations are enforced by the parser", () 
             ) {
               chain.push(q);
             }
-            const p = parseCommand(c.spec, [...arg, ...chain.flatMap((x) => sampleValue(x, c.spec.options[x])), "f"]);
+            // A file argument where the command takes one (demo --overwrite --record takes none).
+            const file = c.spec.positionals?.max === 0 ? [] : ["f"];
+            const p = parseCommand(c.spec, [
+              ...arg,
+              ...chain.flatMap((x) => sampleValue(x, c.spec.options[x])),
+              ...file,
+            ]);
             assert.ok(p, `${c.spec.name} --${name} --${chain.join(" --")}`);
           }
         }

@@ -51,8 +51,22 @@ export function openOutput(
   opts: { durable?: boolean; append?: boolean; header?: boolean } = {},
 ): Output {
   const format = outputFormat(path, v);
-  const file = OutputFile.open(path, { overwrite: !!v.overwrite, append: opts.append, durable: opts.durable });
-  const writer = createWriter(format, file, header, { precision: v["time-precision"] }, opts.header ?? true);
+  const file = OutputFile.open(path, {
+    overwrite: !!v.overwrite,
+    append: opts.append,
+    durable: opts.durable,
+    raw: "recording to stdout",
+  });
+  let writer: RecordingWriter;
+  try {
+    writer = createWriter(format, file, header, { precision: v["time-precision"] }, opts.header ?? true);
+  } catch (e) {
+    file.abort(); // a disk full at the header leaves no file (and the one replaced as it was)
+    throw e;
+  }
+  // A recording replacing a file moves onto it with its first event: a command that never
+  // starts (`record --overwrite -o good.cast -- typo`) leaves good.cast as it was.
+  file.armReplace();
   return { file, writer, format };
 }
 

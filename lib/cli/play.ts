@@ -18,7 +18,7 @@ import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
 import { keyFor, Player, splitKeys } from "../../replay/player.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
-import { writeAllSync } from "../recording/sink.ts";
+import { raw } from "../stdio.ts";
 import { type PanelClock, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
@@ -65,6 +65,7 @@ export const spec = {
       ),
       conflicts: ["idle-time-limit"],
       reason: "--label takes capture times",
+      file: "out" as const,
     },
     ...INPUT_OPTIONS,
   },
@@ -94,8 +95,7 @@ export const spec = {
 type V = Values<typeof spec.options>;
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
-const te = new TextEncoder();
-const show = (s: string | Uint8Array) => writeAllSync(1, typeof s === "string" ? te.encode(s) : s);
+const show = (s: string | Uint8Array) => raw("play", s);
 const termSize = () => {
   const o = process.stdout as { columns?: number; rows?: number };
   return { cols: o.columns || 160, rows: o.rows || 48 };

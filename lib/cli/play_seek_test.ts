@@ -164,7 +164,7 @@ describe("play under tmux", { skip: !which("tmux") && "tmux is not installed" },
       const p = pane();
       const row = p.split("\n").find((l) => l.includes("pstlab play"))!;
       assert.ok(row, p);
-      assert.ok(row.indexOf("pstlab play") >= 120, `the panel is beside the screen: ${row}`);
+      assert.ok(row.indexOf("pstlab play") >= 100, `the panel is beside the screen: ${row}`);
       assert.match(p, /bottom-prompt>/, "the bottom row was cropped away");
       assert.match(p, /pstlab play +[6-9]\.\d \/ 20\.0 s/, "capture time, not time since --from");
     } finally {

@@ -2,7 +2,7 @@
 
 import * as fs from "node:fs";
 import { colorEnabled, defineCommand, err, ExitCode } from "./common.ts";
-import { duration, flag, list, type Opt, SIZE, text, type Values } from "./options.ts";
+import { duration, flag, inputFile, list, type Opt, outputFile, SIZE, text, type Values } from "./options.ts";
 import { DEFAULT_PREFIX, describeKey, parsePrefixKey } from "../session/label_keys.ts";
 import { openOutput, provenance } from "./output.ts";
 import {
@@ -18,7 +18,7 @@ import { PANEL, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO, manifestFor } from "../detect/choose.ts";
-import { writeAllSync } from "../recording/sink.ts";
+import { raw } from "../stdio.ts";
 import { foregroundAvailable } from "../session/foreground.ts";
 import type { Header } from "../recording/model.ts";
 import { parseScript } from "../session/driver.ts";
@@ -26,7 +26,7 @@ import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError, UserError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
 import { parseDuration } from "../units.ts";
 import { disarm, plural } from "../text.ts";
@@ -36,7 +36,7 @@ export const spec = {
   summary: summaryOf("record"),
   synopsis: "-- COMMAND [ARGS…]",
   options: {
-    output: text("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
+    output: outputFile("FILE", "where to write (default: pstlab-YYYYMMDD-HHMMSS.cast here)", "o"),
     headless: flag(
       "no terminal: fixed size, an emulated screen answers queries (automatic\nwhen stdout is not a terminal); piped stdin is forwarded as input",
     ),
@@ -45,7 +45,7 @@ export const spec = {
       help:
         "window size (headless default 120x32; interactive: the terminal's,\nfollowed as it changes unless --size fixes it)",
     },
-    script: text("FILE", "drive the program from a script (implies --headless); see below"),
+    script: inputFile("FILE", "drive the program from a script (implies --headless); see below"),
     "capture-input": flag("record what is typed (off by default: it records passwords too)"),
     env: list("VARS", "environment variables to store in the header (default SHELL only)"),
     title: text("TEXT", "title stored in the header"),
@@ -155,12 +155,17 @@ export const spec = {
   ],
 };
 
+/** pstlab-YYYYMMDD-HHMMSS.cast, or -2, -3 … when a recording started in the same second has it. */
 function defaultName(): string {
   const d = new Date();
   const p = (n: number) => String(n).padStart(2, "0");
-  return `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${
-    p(d.getSeconds())
-  }.cast`;
+  const stem = `pstlab-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${
+    p(d.getMinutes())
+  }${p(d.getSeconds())}`;
+  for (let i = 1;; i++) {
+    const name = i === 1 ? `${stem}.cast` : `${stem}-${i}.cast`;
+    if (!fs.existsSync(name)) return name;
+  }
 }
 
 type V = Values<typeof spec.options>;
@@ -240,7 +245,7 @@ async function attachPanel(opts: SessionOptions, header: Header, outPath: string
   const chosen = await manifestFor(outPath, header, AUTO, {});
   const detectors = () =>
     panelDetectors(opts).map((n) => createDetector(withManifest(n, chosen.name), resolveManifest));
-  const show = (s: string) => writeAllSync(1, new TextEncoder().encode(s));
+  const show = (s: string) => raw("recorder passthrough", s);
   const size = () => {
     const o = process.stdout as { columns?: number; rows?: number };
     return { cols: o.columns || 160, rows: o.rows || 48 };
@@ -330,6 +335,7 @@ export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const quiet = !!v.quiet;
   const outPath = v.output ?? defaultName();
+  // The exclusive create in the output gate still catches a race between this check and the open.
   if (outPath === "-") {
     throw new UsageError("record: writing a recording to stdout is not supported (the terminal is busy); give -o FILE");
   }
@@ -397,15 +403,17 @@ export const command = defineCommand(spec, async (p) => {
     r = await runSession(opts, o.writer);
   } catch (e) {
     takeDownPanel?.();
-    o.file.close();
-    if (e instanceof SpawnError) {
-      if (!appendSize && !o.file.existedBefore) fs.rmSync(outPath, { force: true });
-      throw new UsageError(`record: ${e.message}`);
-    }
+    // The program never started (or the session could not be set up): a new file goes, a
+    // replaced one stays as it was (the gate).
+    if ((e instanceof SpawnError || e instanceof UserError) && !appendSize) o.file.abort();
+    else o.file.close();
+    if (e instanceof SpawnError) throw new UsageError(`record: ${e.message}`);
     throw e;
   }
   takeDownPanel?.();
-  o.file.close();
+  // Nothing but the header could be written (a full disk): no file is better than that one.
+  if (r.writeError && r.events === 0 && !appendSize) o.file.abort();
+  else o.file.close();
   if (r.writeError) {
     throw new ExitCode(
       1,

@@ -14,6 +14,7 @@ import {
   flag,
   formatFor,
   INPUT_OPTIONS,
+  inputFile,
   JOBS,
   list,
   MANIFEST,
@@ -21,12 +22,12 @@ import {
   number,
   type Opt,
   OUTPUT,
+  outputFile,
   text,
   type Values,
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
-import { disarm } from "../text.ts";
 import { canonicalIfValid, defaultDetectorNames, sameDetector } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
@@ -62,6 +63,7 @@ import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
 import { declaredSourcesOfFile } from "../recording/sources.ts";
 import { readCapped } from "../foreign_json.ts";
+import { disarm, REDRAW_LINE } from "../text.ts";
 import { summaryOf } from "./commands.ts";
 
 const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
@@ -69,7 +71,10 @@ const EXPORTS = REPORT_FORMATS.filter((f) => f !== "table");
 const EXPORT_OPTIONS = Object.fromEntries(
   EXPORTS.map((f, i) => [
     `export-${f}`,
-    text("FILE", `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`),
+    outputFile(
+      "FILE",
+      `also write the ${FORMAT_NAMES[f]} here${i === 0 ? " (any --export-* combine; one analysis)" : ""}`,
+    ),
   ]),
 ) as Record<`export-${Exclude<ReportFormat, "table">}`, Opt<string>>;
 
@@ -85,7 +90,7 @@ export const spec = {
       "SOURCE",
       "markers (the capture's truth: labels), labels (--labels FILE), or a\ndetector to compare against (protocol, screen:claude@50ms, …);\ndefault: markers, else --labels, else the protocol's reports",
     ),
-    labels: text(
+    labels: inputFile(
       "FILE",
       "TSV truth: seconds<TAB>state[<TAB>kind] (label a capture without editing it);\nor PATH<TAB>state[<TAB>kind] per screen snapshot: accuracy and confusion per detector",
     ),
@@ -125,7 +130,7 @@ export const spec = {
       conflicts: ["shard"],
     },
     baseline: {
-      ...text(
+      ...inputFile(
         "OLD.json",
         "compare with an earlier `report --format json` (also of --merge): each\ndetector's change in latency, missed, carried, linger and false alarms",
       ),
@@ -154,7 +159,7 @@ export const spec = {
     "max-missed": number("N", "fail when a gated detector missed more than N episodes", { min: 0, integer: true }),
     "max-false": number("N", "fail when a gated detector raised more than N false alarms", { min: 0, integer: true }),
     "compare-manifest": {
-      ...text(
+      ...inputFile(
         "NAME|PATH",
         "with --labels on pane captures: judge every file with this (old) manifest too,\nprint both accuracies and every file whose verdict changed (old → new, each rule)",
       ),
@@ -162,7 +167,7 @@ export const spec = {
     },
     ...INPUT_OPTIONS,
   },
-  positionals: { min: 0 },
+  positionals: { min: 0, files: ["in"] as const },
   notes: [
     ...DETECTOR_NOTES,
     "",
@@ -217,7 +222,7 @@ function progressLine(): (done: number, total: number, path: string, t?: number)
     const msg = done >= total
       ? `analysed ${total} file${total === 1 ? "" : "s"}`
       : `analysing ${done + 1}/${total} ${path}${t !== undefined ? ` (${t.toFixed(0)} s of capture)` : ""}`;
-    err(tty ? `\r\x1b[K${msg}${done >= total ? "\n" : ""}` : `${msg}\n`);
+    err(tty ? `${REDRAW_LINE}${disarm(msg)}${done >= total ? "\n" : ""}` : `${disarm(msg)}\n`);
   };
 }
 
@@ -301,6 +306,11 @@ export async function castsFor(
       const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
         sha256File(beside) === f.sha256;
       path = ok ? beside : null;
+    } else if (path === "-" || !fs.statSync(path).isFile()) {
+      // stdin, a FIFO, a process substitution: read once, by the analysis; opening it again would wait for ever.
+      casts.push(null);
+      why.push("not embedded: read from a pipe (read once, for the analysis); pstlab play a saved copy");
+      continue;
     }
     const cast = path === null ? null : await castText(path, open);
     if (cast !== null && cast.length > left) {

@@ -75,12 +75,14 @@ describe("report --labels on snapshots", () => {
     assert.match(r.stderr, /bad\.tsv:1: unknown state "sleeping"/);
   });
   test("other people's snapshots, with the rules made for them", { skip: !hasShared && "../shared is absent" }, () => {
+    // Labels name files inside their own folder: the shared captures are linked in.
+    if (!fs.existsSync(path.join(dir, "shared"))) fs.symlinkSync(SHARED, path.join(dir, "shared"));
     const l = writeTmp(
       dir,
       "shared.tsv",
       [
-        `${SHARED}/captures/claudeless-2.1.29/initial_state.tui.ansi.txt\tidle`,
-        `${SHARED}/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt\tblocked\tpermission`,
+        `shared/captures/claudeless-2.1.29/initial_state.tui.ansi.txt\tidle`,
+        `shared/captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt\tblocked\tpermission`,
       ].join("\n") + "\n",
     );
     const j = JSON.parse(cli(["report", "--labels", l, "--format", "json", "--manifest", "claude"]).stdout);
@@ -91,8 +93,8 @@ describe("report --labels on snapshots", () => {
       dir,
       "codex.tsv",
       [
-        `${SHARED}/captures/codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap\tblocked\tpermission`,
-        `${SHARED}/captures/codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap\tworking`,
+        `shared/captures/codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap\tblocked\tpermission`,
+        `shared/captures/codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap\tworking`,
       ].join("\n") + "\n",
     );
     const c = JSON.parse(
@@ -100,5 +102,21 @@ describe("report --labels on snapshots", () => {
         .stdout,
     );
     assert.equal(c.detectors[0].accuracy, 1, JSON.stringify(c.detectors[0].misjudged));
+  });
+  test("a labels line names a regular file inside the labels file's folder, or it is refused (file:line)", () => {
+    for (
+      const [line, why] of [
+        ["/dev/zero\tidle", /bad-path\.tsv:2: "\/dev\/zero": a path must be relative/],
+        ["../../etc/passwd\tidle", /bad-path\.tsv:2: "\.\.\/\.\.\/etc\/passwd": a path must be relative/],
+        ["panes\tidle", /bad-path\.tsv:2: "panes" is not a regular file/],
+        ["zero\tidle", /bad-path\.tsv:2: "zero" is not a regular file/],
+      ] as const
+    ) {
+      if (!fs.existsSync(path.join(dir, "zero"))) fs.symlinkSync("/dev/zero", path.join(dir, "zero"));
+      const bad = writeTmp(dir, "bad-path.tsv", `panes/idle.ansi.txt\tidle\n${line}\n`);
+      const r = cli(["report", "--labels", bad], { timeout: 20000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, why);
+    }
   });
 });

@@ -1,7 +1,8 @@
 // The terminal pstlab runs in, for the recorder (lib/session/terminal.ts): stdin, fd 1,
 // the process's signals and SIGWINCH. Only lib/cli touches these.
 
-import { writeAllSync } from "../recording/sink.ts";
+import { raw } from "../stdio.ts";
+import { stripInvisible } from "../text.ts";
 import { STOP_SIGNALS, type StopSignal, type Terminal } from "../session/terminal.ts";
 
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
@@ -19,7 +20,7 @@ export function processTerminal(o: { show: boolean; input: boolean }): Terminal 
   const stdout = process.stdout as { columns?: number; rows?: number };
   let titlePushed = false;
   const show = (bytes: Uint8Array) => {
-    if (o.show) writeAllSync(1, bytes);
+    if (o.show) raw("recorder passthrough", bytes);
   };
   return {
     interactive: o.show && !!stdin.isTTY,
@@ -63,7 +64,8 @@ export function processTerminal(o: { show: boolean; input: boolean }): Terminal 
       }
       if (!titlePushed) show(te.encode("\x1b[22;0t"));
       titlePushed = true;
-      show(te.encode(`\x1b]2;${text.replace(/[\x00-\x1f\x7f]/g, "")}\x07`));
+      // C1 controls and bidi formatting too: a title is shown by the terminal's own chrome.
+      show(te.encode(`\x1b]2;${stripInvisible(text).replace(/[\x00-\x1f\x7f-\x9f]/g, "")}\x07`));
     },
     onExit(f) {
       process.on("exit", f);

@@ -310,9 +310,14 @@ export class Redactor {
     return p.length <= PLACEHOLDER_MAX ? p : `r${this.placeholders.size}`;
   }
 
-  /** base64 text decoded, scrubbed and re-encoded; null when it is not valid base64 (then it is scrubbed as plain text). */
+  /**
+   * base64 text decoded, scrubbed and re-encoded; null when it is not base64 (then it is
+   * scrubbed as plain text). Decoded leniently — whitespace and line breaks skipped, as
+   * the OSC 52 decoders of real terminals and tmux do — even in OSC 7501 `msg`, where the
+   * spec calls such a pair malformed: the bytes are in the file either way.
+   */
   private base64Text(value: string, counts: Partial<RedactStats>, where: "osc7501" | "osc52"): string | null {
-    const raw = decodeBase64Strict(te.encode(value));
+    const raw = decodeBase64Strict(te.encode(value)) ?? decodeBase64Strict(te.encode(value.replace(/\s+/g, "")));
     if (!raw) return null;
     const [v, n] = redactString(td.decode(raw), this.re, this.opts.replace);
     if (n === 0) return value;
@@ -325,7 +330,13 @@ export class Redactor {
       const eq = pair.indexOf("=");
       const key = eq < 0 ? "" : pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1);
-      if (eq < 0 || VOCABULARY.has(key)) return pair;
+      if (eq < 0) {
+        // Not a pair (malformed): still bytes in the file, scrubbed as text.
+        const [v, n] = redactString(pair, this.re, null, (m) => this.placeholder(m));
+        if (n) counts.osc7501Fields = (counts.osc7501Fields ?? 0) + n;
+        return v;
+      }
+      if (VOCABULARY.has(key)) return pair;
       if (key === "msg" || key === "title") {
         const text = this.base64Text(value.trim(), counts, "osc7501");
         if (text !== null) return `${pair.slice(0, eq)}=${text}`;
@@ -366,19 +377,61 @@ export class Redactor {
       }
     }
     const re = this.re;
-    re.lastIndex = 0;
     const plain: Span[] = [];
+    const add = (s: number, e: number) => {
+      if (spans.some((o) => s < o.e && e > o.s) || plain.some((o) => s < o.e && e > o.s)) return; // handled already
+      plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
+    };
+    re.lastIndex = 0;
     for (let m; (m = re.exec(text));) {
       if (m[0].length === 0) {
         re.lastIndex++;
         continue;
       }
-      const s = map[m.index], e = map[m.index + m[0].length];
-      if (spans.some((o) => s < o.e && e > o.s)) continue; // inside a 7501 report: handled above
-      plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
+      add(map[m.index], map[m.index + m[0].length]);
+    }
+    // What a person sees: the output's text with escape sequences skipped
+    // (`grep --color=always` splits a key with SGR), each match mapped back to the bytes
+    // it covers, the sequences inside it included.
+    if (isOutput) {
+      const { visible, at } = visibleText(text);
+      if (visible.length !== text.length) {
+        re.lastIndex = 0;
+        for (let m; (m = re.exec(visible));) {
+          if (m[0].length === 0) {
+            re.lastIndex++;
+            continue;
+          }
+          const from = at[m.index], to = at[m.index + m[0].length - 1] + 1;
+          add(map[from], map[to]);
+        }
+      }
     }
     return [...spans, ...plain].sort((a, b) => a.s - b.s);
   }
+}
+
+// Escape sequences a terminal does not show: CSI (7- and 8-bit), OSC/DCS/SOS/PM/APC
+// strings (to BEL or ST, or cut off), and two-byte escapes.
+const INVISIBLE =
+  /\x1b\[[0-?]*[ -\/]*[@-~]|\u009b[0-?]*[ -\/]*[@-~]|(?:\x1b[\]P^_X]|[\u0090\u0098\u009d-\u009f])[^\x07\x1b\u009c]*(?:\x07|\x1b\\|\u009c)?|\x1b[ -\/]*[0-~]/g;
+
+/** The text with escape sequences skipped, and for each of its units the index in `text` it came from. */
+export function visibleText(text: string): { visible: string; at: Uint32Array } {
+  const at = new Uint32Array(text.length);
+  let visible = "";
+  let n = 0, pos = 0;
+  const keep = (from: number, to: number) => {
+    visible += text.slice(from, to);
+    for (let i = from; i < to; i++) at[n++] = i;
+  };
+  INVISIBLE.lastIndex = 0;
+  for (let m; (m = INVISIBLE.exec(text));) {
+    keep(pos, m.index);
+    pos = m.index + m[0].length;
+  }
+  keep(pos, text.length);
+  return { visible, at: at.subarray(0, n) };
 }
 
 /** Names of environment variables whose values look like secrets (`--env-values`). */
@@ -392,7 +445,8 @@ export function envValuePatterns(env: Record<string, string | undefined>, header
   for (const [k, v] of Object.entries(header ?? {})) {
     if (v && v.length >= 6 && k !== "SHELL" && k !== "TERM") values.add(v);
   }
+  // A multi-line value reaches the capture as the pty shows it: each line break as \r\n.
   return [...values].sort((a, b) => b.length - a.length).map((v) =>
-    new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g")
+    new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\r?\n/g, "\\r?\\n"), "g")
   );
 }

@@ -1,74 +1,204 @@
-// Output files. Never overwrite an existing non-empty file without --overwrite
-// (asciinema's rule: an empty file is fine); a missing folder is an error, not a
-// silent `mkdir -p` (a typo in -o should not scatter files); `-` is stdout.
-// Durable mode writes every event through at once, so a recorder killed
-// with SIGKILL leaves a file that reads back up to its last complete line.
+// The output gate: every file pstlab writes is opened here, and nothing the user cannot
+// afford to lose is overwritten by it.
+// - Never one of the command's own inputs, by identity (device + inode, so a hard link,
+//   a symlink or /proc/self/fd/N is caught), --overwrite or not; devices are excepted
+//   (`-o /dev/null` reads nothing). Inputs are noted as they are named (the option
+//   tables mark them, options.ts `file: "in"`) and as they are opened (noteInput).
+// - Never an existing non-empty file without --overwrite (asciinema's rule: an empty file
+//   is fine), never a file without its owner's write bit (mode 444) even as root, and a
+//   replaced file keeps its mode.
+// - New files are created exclusively (O_EXCL, or link() of the finished temp file): two
+//   writers racing for one name cannot both "succeed" into one file. --overwrite and
+//   --append take a lock file beside the target.
+// - Nothing is truncated before the work can start: a replacement is written beside the
+//   target and renamed onto it on success (or, for the recorder, once the first event
+//   arrives); temp files and locks are removed on SIGINT/SIGTERM/SIGHUP when nobody else
+//   handles the signal, and a file created here and then abandoned is removed.
+// A missing folder is an error, not a silent `mkdir -p`; `-` is stdout. Durable mode
+// writes every event through at once, so a recorder killed with SIGKILL leaves a file
+// that reads back up to its last complete line.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeFsError, fsErrorCode } from "./source.ts";
 import { InputError } from "../errors.ts";
+import { refuseInput } from "../inputs.ts";
+
+export { noteInput, noteInputFd } from "../inputs.ts";
+import { BrokenPipe, forTerminal, type RawChannel, writeAllSync } from "../stdio.ts";
+export { BrokenPipe, writeAllSync } from "../stdio.ts";
 
 export interface OutputOptions {
   overwrite?: boolean;
   append?: boolean;
   /** Write through on every call (recorder). Otherwise buffered in 1 MiB blocks. */
   durable?: boolean;
+  /** For `-`: the bytes are a recording, sent unchanged (lib/stdio.ts RAW_CHANNELS); else text through the terminal writer. */
+  raw?: RawChannel;
 }
 
 const te = new TextEncoder();
 const FLUSH_AT = 1 << 20;
 
-/** Blocking write that survives a non-blocking stdout pipe (EAGAIN). */
-export function writeAllSync(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  let spins = 0;
-  while (off < bytes.length) {
-    try {
-      off += fs.writeSync(fd, bytes, off, bytes.length - off);
-      spins = 0;
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === "EAGAIN" && spins++ < 100000) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        continue;
-      }
-      if (code === "EPIPE") throw new BrokenPipe();
-      throw e;
-    }
+function statOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return null;
   }
 }
 
-/** The reader went away (`pstlab scan x | head`): stop quietly. */
-export class BrokenPipe extends Error {}
+// ---- what must go when the process is stopped ----------------------------------------------
+
+/** Temp files and locks of this process, removed on exit and on a signal nobody else handles. */
+const litter = new Set<string>();
+const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+let handlersOn = false;
+
+function sweep(): void {
+  for (const f of litter) {
+    try {
+      fs.rmSync(f, { force: true });
+    } catch { /* nothing more to do */ }
+  }
+  litter.clear();
+}
+
+function onSignal(sig: keyof typeof SIGNAL_NUMBERS): void {
+  // Another handler (the recorder's) owns this signal: it stops its work and then closes
+  // or aborts its files itself; removing them here would lose its recording.
+  if (process.listenerCount(sig) > 1) return;
+  sweep();
+  process.exit(128 + SIGNAL_NUMBERS[sig]);
+}
+
+const handlers = Object.fromEntries(
+  Object.keys(SIGNAL_NUMBERS).map((s) => [s, () => onSignal(s as keyof typeof SIGNAL_NUMBERS)]),
+) as Record<keyof typeof SIGNAL_NUMBERS, () => void>;
+
+function track(f: string): void {
+  litter.add(f);
+  if (handlersOn) return;
+  handlersOn = true;
+  process.on("exit", sweep);
+  for (const [s, h] of Object.entries(handlers)) process.on(s, h);
+}
+
+function untrack(f: string): void {
+  litter.delete(f);
+  if (litter.size > 0 || !handlersOn) return;
+  handlersOn = false;
+  process.off("exit", sweep);
+  for (const [s, h] of Object.entries(handlers)) process.off(s, h);
+}
+
+function besideName(p: string, what: string): string {
+  return path.join(path.dirname(p), `.${path.basename(p)}.pstlab-${what}`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
+/**
+ * The lock --overwrite and --append take: a file created exclusively beside the target,
+ * holding our pid. One left by a process that is gone (SIGKILL) is taken over.
+ */
+function lock(p: string): string | null {
+  const l = besideName(p, "lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(l, "wx");
+      try {
+        fs.writeSync(fd, `${process.pid}\n`);
+      } catch {
+        // A full disk: no lock (the write that follows fails and says so), and no empty lock file left.
+        fs.closeSync(fd);
+        fs.rmSync(l, { force: true });
+        return null;
+      }
+      fs.closeSync(fd);
+      track(l);
+      return l;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EEXIST") return null; // a folder we cannot write: open() says so
+      let pid = NaN;
+      try {
+        pid = Number(fs.readFileSync(l, "utf8").trim());
+      } catch { /* vanished: try again */ }
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
+        throw new InputError(`${p}: being written by another pstlab (pid ${pid}); try again when it has finished`);
+      }
+      fs.rmSync(l, { force: true });
+    }
+  }
+  throw new InputError(`${p}: could not take its lock ${l}`);
+}
+
+function release(l: string | null): void {
+  if (!l) return;
+  fs.rmSync(l, { force: true });
+  untrack(l);
+}
 
 export class OutputFile {
   private parts: string[] = [];
   private pending = 0;
   private closed = false;
   readonly existedBefore: boolean;
+  /** The next write renames the temp file onto the target first (see armReplace). */
+  private replaceOnWrite = false;
+  /** Text to stdout: through the terminal writer's filter (lib/stdio.ts forTerminal). */
+  private terminal = false;
 
   /**
-   * @param temp where the bytes go until close() (renamed onto `path` then), or null
-   *   when they go to `path` directly (stdout, --append, and the recorder, whose file
-   *   must be readable up to its last line whenever it is killed).
+   * @param temp where the bytes go until they are committed (renamed onto `path`), or
+   *   null when they go to `path` directly (stdout, a device, --append, a new recording).
+   * @param created `path` was created by this open (removed again by abort()).
    */
   private constructor(
     readonly path: string,
     private readonly fd: number,
     private readonly durable: boolean,
     existed: boolean,
-    private readonly temp: string | null = null,
+    private temp: string | null = null,
+    private readonly created = false,
+    private readonly lockFile: string | null = null,
   ) {
     this.existedBefore = existed;
   }
 
   static open(p: string, opts: OutputOptions = {}): OutputFile {
-    if (p === "-") return new OutputFile("-", 1, !!opts.durable, false);
-    let existed = false, special = false;
+    if (p === "-") {
+      const out = new OutputFile("-", 1, !!opts.durable, false);
+      out.terminal = !opts.raw;
+      return out;
+    }
+    const first = statOrNull(p);
+    if (first?.isDirectory()) throw new InputError(`${p}: is a directory`);
+    // Every file target is locked before it is looked at: two writers given one name are
+    // serialised here (the second is refused), before either decides the file is new.
+    const lockFile = !first || first.isFile() ? lock(p) : null;
     try {
-      const st = fs.statSync(p);
+      return OutputFile.openLocked(p, opts, lockFile ? statOrNull(p) : first, lockFile);
+    } catch (e) {
+      release(lockFile);
+      throw e;
+    }
+  }
+
+  private static openLocked(p: string, opts: OutputOptions, st: fs.Stats | null, lockFile: string | null): OutputFile {
+    let existed = false, special = false;
+    if (st) {
       if (st.isDirectory()) throw new InputError(`${p}: is a directory`);
+      // --append reads its own target by design (record: the v3 file it continues, whose
+      // size it takes; anything else is refused there); every other output is never an input.
+      if (!opts.append) refuseInput(p, st);
       // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
       // temporary file onto it would replace the device itself.
       special = !st.isFile();
@@ -76,21 +206,41 @@ export class OutputFile {
       if (existed && !opts.overwrite && !opts.append) {
         throw new InputError(`${p}: file exists (use --overwrite to replace it)`);
       }
-    } catch (e) {
-      if (e instanceof InputError) throw e;
+      // Root may write anything; a file its owner made read-only is still not ours to replace.
+      if (st.isFile() && (st.mode & 0o200) === 0) {
+        const mode = (st.mode & 0o777).toString(8).padStart(3, "0");
+        throw new InputError(`${p}: is read-only (mode ${mode}); refusing to replace it (chmod u+w it first)`);
+      }
     }
     try {
-      if (opts.append || opts.durable || special) {
-        return new OutputFile(p, fs.openSync(p, opts.append ? "a" : "w"), !!opts.durable, existed);
+      if (special || opts.append) {
+        return new OutputFile(
+          p,
+          fs.openSync(p, opts.append ? "a" : "w"),
+          !!opts.durable,
+          existed,
+          null,
+          false,
+          lockFile,
+        );
+      }
+      if (opts.durable && !existed) {
+        // A new recording is created where it belongs, exclusively: a second recorder given
+        // the same name fails here instead of interleaving its events into this file.
+        const fd = fs.openSync(p, st ? "w" : "wx");
+        return new OutputFile(p, fd, true, false, null, !st, lockFile);
       }
       // Every other writer writes beside the target and renames on success: a failed run
-      // (disk full, a bad event, Ctrl-C) never leaves half a file where a good one was.
-      const temp = path.join(
-        path.dirname(p),
-        `.${path.basename(p)}.pstlab-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`,
-      );
-      return new OutputFile(p, fs.openSync(temp, "wx"), false, existed, temp);
+      // (disk full, a bad event, Ctrl-C, a command that does not start) never leaves half
+      // a file where a good one was.
+      const temp = besideName(p, `${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+      const fd = fs.openSync(temp, "wx");
+      track(temp);
+      return new OutputFile(p, fd, !!opts.durable, existed, temp, false, lockFile);
     } catch (e) {
+      if ((e as { code?: string }).code === "EEXIST") {
+        throw new InputError(`${p}: file exists (another writer created it just now)`);
+      }
       if ((e as { code?: string }).code === "ENOENT") {
         throw new InputError(`${p}: cannot write: folder ${path.dirname(p)} does not exist`);
       }
@@ -98,9 +248,40 @@ export class OutputFile {
     }
   }
 
+  /**
+   * A durable replacement (record --overwrite): what is written so far stays beside the
+   * target, and the next write (the first event, once the program has started) moves it
+   * onto the target, where a recorder killed later leaves it readable.
+   */
+  armReplace(): void {
+    if (this.temp && this.durable) this.replaceOnWrite = true;
+  }
+
+  /** Moves the temp file onto the target (keeping the target's mode); later writes go there directly. */
+  private commit(): void {
+    const temp = this.temp;
+    if (!temp) return;
+    const st = statOrNull(this.path);
+    if (st) {
+      refuseInput(this.path, st); // an input named after this file was opened
+      if (st.isFile()) fs.chmodSync(temp, st.mode & 0o7777);
+      fs.renameSync(temp, this.path);
+    } else {
+      // Created exclusively: link() fails if another writer made the file meanwhile.
+      fs.linkSync(temp, this.path);
+      fs.rmSync(temp, { force: true });
+    }
+    untrack(temp);
+    this.temp = null;
+  }
+
   /** Writes, turning a failing device (disk full, file size limit) into one InputError naming the file. */
   write(s: string | Uint8Array): void {
     try {
+      if (this.replaceOnWrite) {
+        this.replaceOnWrite = false;
+        this.commit();
+      }
       this.writeRaw(s);
     } catch (e) {
       throw this.failure(e);
@@ -109,10 +290,14 @@ export class OutputFile {
 
   private failure(e: unknown): unknown {
     if (e instanceof BrokenPipe || e instanceof InputError || fsErrorCode(e) === null) return e;
+    if (fsErrorCode(e) === "EEXIST") {
+      return new InputError(`${this.path}: file exists (another writer created it just now)`);
+    }
     return new InputError(`${this.path === "-" ? "standard output" : this.path}: cannot write: ${describeFsError(e)}`);
   }
 
   private writeRaw(s: string | Uint8Array): void {
+    if (this.terminal) s = forTerminal(typeof s === "string" ? s : new TextDecoder().decode(s));
     if (this.durable) {
       if (typeof s !== "string") return writeAllSync(this.fd, s);
       if (this.scratch.length < s.length * 3) this.scratch = new Uint8Array(Math.max(s.length * 3, 65536));
@@ -143,7 +328,7 @@ export class OutputFile {
     writeAllSync(this.fd, this.scratch.subarray(0, written));
   }
 
-  /** Finishes the file: flushed, closed, and (for a temporary file) renamed onto the target. */
+  /** Finishes the file: flushed, closed, and (for a temporary file) moved onto the target. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -154,14 +339,13 @@ export class OutputFile {
       throw this.failure(e);
     }
     if (this.fd !== 1) fs.closeSync(this.fd);
-    if (this.temp) {
-      try {
-        fs.renameSync(this.temp, this.path);
-      } catch (e) {
-        fs.rmSync(this.temp, { force: true });
-        throw this.failure(e);
-      }
+    try {
+      this.commit();
+    } catch (e) {
+      this.discard();
+      throw this.failure(e);
     }
+    release(this.lockFile);
   }
 
   /** A whole text to `p` (through a temporary file, so all or nothing), or to stdout (`-`). */
@@ -176,11 +360,15 @@ export class OutputFile {
     out.close();
   }
 
-  /** Gives up: a temporary file is removed and the target left as it was (a direct file is closed as it is). */
+  /**
+   * Gives up: a temporary file is removed and the target left as it was; a file this open
+   * created is removed (a recorder whose program never started, a disk full at the header).
+   */
   abort(): void {
     if (this.closed) return;
     this.closed = true;
     this.discard();
+    if (this.created) fs.rmSync(this.path, { force: true });
   }
 
   private discard(): void {
@@ -189,7 +377,11 @@ export class OutputFile {
         fs.closeSync(this.fd);
       } catch { /* already closed */ }
     }
-    if (this.temp) fs.rmSync(this.temp, { force: true });
+    if (this.temp) {
+      fs.rmSync(this.temp, { force: true });
+      untrack(this.temp);
+    }
+    release(this.lockFile);
   }
 }
 

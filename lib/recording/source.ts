@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { InputError } from "../errors.ts";
+import { noteInput, noteInputFd } from "../inputs.ts";
 
 /**
  * An uninitialised byte array for data that is about to be overwritten: zero-filling a
@@ -30,12 +31,12 @@ export interface Source {
 // The block buffer is reused: a chunk is only valid until the next one is requested
 // (every reader copies or decodes what it keeps). Fresh 1 MiB buffers per read cost
 // more in page faults than the read itself.
-async function* fileChunks(fd: number, first: Uint8Array): AsyncIterable<Uint8Array> {
+async function* fileChunks(fd: number, first: Uint8Array, regular: boolean): AsyncIterable<Uint8Array> {
   try {
     if (first.length) yield first;
     const buf = new Uint8Array(BLOCK);
     while (true) {
-      const n = fs.readSync(fd, buf, 0, BLOCK, null);
+      const n = regular ? fs.readSync(fd, buf, 0, BLOCK, null) : await readAsync(fd, buf);
       if (n <= 0) break;
       yield n === BLOCK ? buf : buf.subarray(0, n);
     }
@@ -51,6 +52,17 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
     if (r.done) break;
     yield r.value instanceof Uint8Array ? r.value : new Uint8Array(r.value);
   }
+}
+
+/**
+ * A read that leaves the event loop free while it waits: a FIFO or a terminal can block
+ * for ever, and a blocked loop runs no signal handler (the output gate's SIGTERM cleanup).
+ * Regular files keep the synchronous read, which never waits long and is faster.
+ */
+function readAsync(fd: number, buf: Uint8Array): Promise<number> {
+  return new Promise((resolve, reject) =>
+    fs.read(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(e) : resolve(n)))
+  );
 }
 
 /** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */
@@ -80,10 +92,11 @@ export async function openSource(path: string): Promise<Source> {
     fs.closeSync(fd);
     throw new InputError(`${path}: is a directory`);
   }
+  noteInputFd(fd, path); // no output of this command may replace it (the output gate)
   const buf = new Uint8Array(65536);
-  const n = fs.readSync(fd, buf, 0, buf.length, null);
+  const n = st.isFile() ? fs.readSync(fd, buf, 0, buf.length, null) : await readAsync(fd, buf);
   const head = buf.subarray(0, n);
-  return { path, head, chunks: fileChunks(fd, head), size: st.isFile() ? st.size : null };
+  return { path, head, chunks: fileChunks(fd, head, st.isFile()), size: st.isFile() ? st.size : null };
 }
 
 export function concat(parts: Uint8Array[]): Uint8Array {
@@ -145,7 +158,9 @@ export function describeFsError(e: unknown): string {
 /** Reads a whole small file (manifests, labels, scripts) with a one-line error. */
 export function readTextFile(path: string): string {
   try {
-    return path === "-" ? fs.readFileSync(0, "utf8") : fs.readFileSync(path, "utf8");
+    if (path === "-") return fs.readFileSync(0, "utf8");
+    noteInput(path);
+    return fs.readFileSync(path, "utf8");
   } catch (e) {
     throw new InputError(`${path}: ${describeFsError(e)}`);
   }

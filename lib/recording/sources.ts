@@ -85,6 +85,8 @@ export function declaredSourcesOfFile(path: string): Set<SourceName> {
   if (path === "-") return new Set(); // stdin can be read once, by the analysis
   let head: string;
   try {
+    // So can a FIFO or a process substitution: peeking at it would eat what the analysis reads.
+    if (!fs.statSync(path).isFile()) return new Set();
     const fd = fs.openSync(path, "r");
     try {
       const buf = new Uint8Array(65536);

@@ -3,6 +3,7 @@
 // instant — accuracy, the confusion matrix (truth × verdict) and the misjudged files
 // with the rule that fired. How a manifest author checks rules against a hundred panes.
 
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { FixtureError } from "../errors.ts";
 import { forEachLabelLine, TRUTH_LABELS, truthStateOf } from "./truth.ts";
@@ -53,6 +54,41 @@ export function labelColumns(text: string): string[] {
   return DEFAULT_COLUMNS;
 }
 
+/** The most a pane capture named by a labels file may hold (a screen is a few KiB; a log is not a screen). */
+export const MAX_SNAPSHOT_BYTES = 16 << 20;
+
+/**
+ * A labels line names a file to read: it must be inside the labels file's folder (a path
+ * relative to it, without `..`: a corpus from elsewhere cannot make pstlab read ~/.ssh),
+ * and, when it exists, a regular file of at most MAX_SNAPSHOT_BYTES (`/dev/zero` or a
+ * FIFO would be read for ever).
+ */
+function snapshotPath(base: string, given: string, file: string, line: number): string {
+  if (path.isAbsolute(given) || given.split(/[\\/]/).includes("..")) {
+    throw new FixtureError(
+      file,
+      line,
+      `${
+        JSON.stringify(given)
+      }: a path must be relative to the labels file's folder and stay inside it (no absolute path, no ..)`,
+    );
+  }
+  const p = path.resolve(base, given);
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.statSync(p);
+  } catch { /* missing: the reader says so, naming it */ }
+  if (st && !st.isFile()) throw new FixtureError(file, line, `${JSON.stringify(given)} is not a regular file`);
+  if (st && st.size > MAX_SNAPSHOT_BYTES) {
+    throw new FixtureError(
+      file,
+      line,
+      `${JSON.stringify(given)} is over ${MAX_SNAPSHOT_BYTES} bytes, not a pane capture`,
+    );
+  }
+  return p;
+}
+
 /**
  * `PATH<TAB>state[<TAB>kind]`, or the columns a header comment names; PATH relative to
  * the labels file's folder. An empty cell or `-` is no value.
@@ -98,7 +134,7 @@ export function parseSnapshotLabels(text: string, file: string): SnapshotLabel[]
       if (!["path", "state", "kind", "size", "program"].includes(k)) meta[k] = v;
     }
     out.push({
-      path: path.resolve(base, cell.path),
+      path: snapshotPath(base, cell.path, file, line),
       given: cell.path,
       state,
       kind: cell.kind ?? null,

@@ -40,9 +40,12 @@ export function sweepStale(tmp = os.tmpdir()): void {
 }
 
 export class LabelChannel {
+  /** The FIFO, or "" when it could not be made (see unavailable). */
   readonly path: string;
   private readonly dir: string;
-  private fd: number;
+  private fd: number = -1;
+  /** Why there is no FIFO (TMPDIR missing or read-only, no mkfifo), or null. */
+  readonly unavailable: string | null = null;
   private carry = "";
   private dec = new TextDecoder();
   private buf = new Uint8Array(4096);
@@ -50,11 +53,31 @@ export class LabelChannel {
   /** `name`: the FIFO's name and its private directory's prefix (the hooks channel is one too). */
   constructor(private readonly onLabel: (label: string) => void, name = "labels") {
     sweepStale();
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${name}-${process.pid}-`));
-    this.path = path.join(this.dir, name);
-    const r = spawnSync("mkfifo", ["-m", "600", this.path]);
-    if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error)}`);
-    this.fd = fs.openSync(this.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+    // A missing or read-only TMPDIR is not a reason to lose a recording: the channel is
+    // then absent and the caller says so (the labels channel) or refuses (the hooks one).
+    let dir = "";
+    try {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${name}-${process.pid}-`));
+      const fifo = path.join(dir, name);
+      const r = spawnSync("mkfifo", ["-m", "600", fifo]);
+      if (r.status !== 0) throw new Error(`mkfifo failed: ${String(r.stderr ?? r.error).trim()}`);
+      this.fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+      this.path = fifo;
+    } catch (e) {
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      dir = "";
+      this.path = "";
+      const code = (e as { code?: string }).code;
+      const why = code === "ENOENT"
+        ? "no such folder"
+        : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EROFS"
+        ? "read-only file system"
+        : (e as Error).message;
+      this.unavailable = `cannot make a FIFO in ${os.tmpdir()} ($TMPDIR): ${why}`;
+    }
+    this.dir = dir;
   }
 
   /** Reads whatever is waiting (non-blocking). */
@@ -85,6 +108,6 @@ export class LabelChannel {
     if (this.carry.trim()) this.onLabel(this.carry.trim());
     fs.closeSync(this.fd);
     this.fd = -1;
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ import { runScript, ScriptFailed, type Step } from "./driver.ts";
 import type { Event, Header, Provenance } from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { describeFsError } from "../recording/source.ts";
-import { UserError } from "../errors.ts";
+import { InputError, UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
 import { GarbageWatch } from "../runtime.ts";
@@ -195,6 +195,13 @@ class Session {
         "hooks",
       )
       : null;
+    if (this.hooks?.unavailable) {
+      this.labels.close();
+      throw new InputError(`record --hooks: ${this.hooks.unavailable}`);
+    }
+    if (this.labels.unavailable) {
+      o.onWarning?.(`${this.labels.unavailable}; recording without $PSTLAB_LABELS (the prefix keys still label)`);
+    }
     // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
     this.screen = o.headless
       ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
@@ -305,7 +312,8 @@ class Session {
   }
 
   async spawn(): Promise<Pty> {
-    const env: Record<string, string> = { ...this.o.env, PSTLAB_LABELS: this.labels.path, PSTLAB_RECORDING: "1" };
+    const env: Record<string, string> = { ...this.o.env, PSTLAB_RECORDING: "1" };
+    if (this.labels.path) env.PSTLAB_LABELS = this.labels.path;
     if (this.hooks) env.PSTLAB_HOOKS = this.hooks.path;
     try {
       this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });

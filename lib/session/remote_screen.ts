@@ -133,6 +133,9 @@ export class RemoteScreen {
 
   /** Blocks while more than IN_FLIGHT bytes wait for the worker (see the top of the file). */
   private waitForWorker(): void {
+    // Not before the worker runs: one that fails to start reports it by an event this
+    // thread must be free to receive (then the screen runs here, goLocal).
+    if (!this.ready) return;
     const c = this.consumed!;
     let stalled = 0;
     for (;;) {

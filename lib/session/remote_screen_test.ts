@@ -21,6 +21,7 @@ for (const inProcess of [false, true]) {
 describe("recorder screen: a bounded queue to the worker (issue 25)", () => {
   test("a flood never leaves more than IN_FLIGHT bytes posted and unparsed, and the screen sees every byte", async () => {
     const s = new RemoteScreen(80, 24, () => {});
+    await s.rows(); // the worker runs (the bound holds from then on)
     const line = te.encode("x".repeat(70) + "\r\n");
     const chunk = new Uint8Array(line.length * 900);
     for (let i = 0; i < 900; i++) chunk.set(line, i * line.length);

@@ -14,6 +14,7 @@
 
 import * as fs from "node:fs";
 import { spawn } from "node:child_process";
+import { raw } from "../stdio.ts";
 import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { parseQueryReplyBody } from "../osc7501/parse.ts";
@@ -116,7 +117,7 @@ class Tty {
   }
 
   out(s: string): void {
-    fs.writeSync(1, te.encode(s));
+    raw("sim agent", s);
   }
 
   /** The true state, to $PSTLAB_LABELS when recorded by pstlab (before the screen shows it). */

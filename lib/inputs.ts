@@ -1,0 +1,50 @@
+// The inputs of the running command, by identity (device + inode): what the output gate
+// (lib/recording/sink.ts OutputFile) refuses to write over. A registry rather than a list
+// each command passes, so an input read anywhere (a capture, a manifest, labels, rules, a
+// baseline, a shard) is guarded without the command having to remember it.
+
+import * as fs from "node:fs";
+import { InputError } from "./errors.ts";
+
+/** dev:ino of every input named or opened by this command → the name it was given by. */
+const inputs = new Map<string, string>();
+
+function identity(st: fs.Stats): string | null {
+  // Devices are excepted: `-o /dev/null` or a tty read as input and written as output is no loss.
+  if (st.isCharacterDevice() || st.isBlockDevice()) return null;
+  return `${st.dev}:${st.ino}`;
+}
+
+/** Marks `p` as an input of this command: no output may be written over it (stdin and missing files are no-ops). */
+export function noteInput(p: string): void {
+  if (p === "-" || p === "") return;
+  try {
+    const id = identity(fs.statSync(p));
+    if (id && !inputs.has(id)) inputs.set(id, p);
+  } catch { /* missing: the reader says so */ }
+}
+
+/** The same for an input already open (its identity cannot change under us). */
+export function noteInputFd(fd: number, p: string): void {
+  try {
+    const id = identity(fs.fstatSync(fd));
+    if (id && !inputs.has(id)) inputs.set(id, p);
+  } catch { /* a closed fd: nothing to guard */ }
+}
+
+/** For tests that run several commands in one process. */
+export function forgetInputs(): void {
+  inputs.clear();
+}
+
+export function refuseInput(p: string, st: fs.Stats): void {
+  const id = identity(st);
+  const input = id ? inputs.get(id) : undefined;
+  if (input !== undefined) {
+    throw new InputError(
+      `${p}: is ${
+        input === p ? "" : `the same file as ${input}, `
+      }an input of this command; write the output elsewhere`,
+    );
+  }
+}
