@@ -7,11 +7,15 @@
 // handler (`<img onerror>`) could run even if escaping failed.
 
 import { createHash } from "node:crypto";
-import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
+import playerBundle from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import { COLUMNS, footnotes, type Report, row, totals, truthNotes } from "./model.ts";
 import { DRAWN_POINTS, type FileResult } from "../score/result.ts";
-import { jsonScript, type Markup, markup, trusted } from "./markup.ts";
+import { inertScript, jsonScript, type Markup, markup, trusted } from "./markup.ts";
+
+let player: string | null = null;
+/** The player bundle as the page carries it (escaped once, on first use). */
+const playerJs = () => player ??= inertScript(playerBundle);
 import { baselineRows, failLines, manifestLine } from "./text.ts";
 
 export { escapeHtml, inertJson } from "./markup.ts";
@@ -267,7 +271,7 @@ export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (st
       }</div>\n</section>`,
     );
   }
-  const scripts = [playerJs, GLUE];
+  const scripts = [playerJs(), GLUE];
   const csp = `default-src 'none'; script-src ${
     scripts.map((s) => `'sha256-${sha256b64(s)}'`).join(" ")
   } 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src data: blob:`;
@@ -302,7 +306,7 @@ export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (st
       r.files.map((f, i) => markup`${i ? " · " : ""}${f.path} sha256 ${f.sha256}`)
     }</p>`,
     ...dataBlocks,
-    markup`<script>${trusted(playerJs)}</script>`,
+    markup`<script>${trusted(playerJs())}</script>`,
     markup`<script>${trusted(GLUE)}</script>`,
     trusted("</body></html>\n"),
   ];

@@ -51,12 +51,27 @@ export function trusted(constant: string): Markup {
   return Markup.of(constant);
 }
 
+/** Characters a page must not carry raw: the terminal writer would rewrite them (lib/stdio.ts). */
+const UNSAFE =
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const u4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /** JSON that is safe inside <script type="application/json">: `<`, `>`, `&` and line/format controls as \u escapes. */
 export function inertJson(v: unknown): string {
   return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(
-    /[\u0080-\u009f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    UNSAFE,
+    u4,
   );
+}
+
+/**
+ * A script constant with its raw control characters as \u escapes (the player bundle has
+ * ESC, U+0001 and DEL inside string and template literals, where the escape means the
+ * same). The page then holds no byte the terminal writer would rewrite, so `--format html`
+ * on stdout is the file `-o` writes, and the CSP hash (taken of this text) still matches.
+ */
+export function inertScript(js: string): string {
+  return js.replace(UNSAFE, u4);
 }
 
 /** A JSON data block for the page's scripts. */
