@@ -20,6 +20,8 @@ export const RAW_CHANNELS = {
   "recorder passthrough":
     "pstlab record: the recorded program's output to the user's terminal, its title, and the live side-by-side panel",
   "sim agent": "pstlab sim: the simulated agent's own screen and OSC 7501 reports (a program being recorded)",
+  "html page":
+    "an HTML page to a stdout that is not a terminal (`report --format html > r.html`): its exact bytes, which its scripts' CSP hashes pin",
 } as const;
 export type RawChannel = keyof typeof RAW_CHANNELS;
 

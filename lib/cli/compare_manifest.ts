@@ -69,7 +69,7 @@ export async function compareManifests(opts: {
     judgedOld.push(await judgeSnapshot(l, before, opts.old, opts.open));
   }
   const c = compareJudged(judgedNew, judgedOld, { newManifest: opts.manifest, oldManifest: opts.old });
-  for (const [path, f] of opts.targets) writeText(path, RENDER[f](c));
+  for (const [path, f] of opts.targets) writeText(path, RENDER[f](c), f);
   if (opts.failOnWorse) {
     const bad = worse(c, opts.failOnWorse);
     const files = [...new Set(bad.map((f) => f.path))];

@@ -109,7 +109,9 @@ export function summarize(path: string, o: Output, what = "wrote"): void {
 }
 
 /** A whole text to a file (through a temporary file: all or nothing) or to stdout (`-`); says where it wrote. */
-export function writeText(path: string, text: string): void {
-  OutputFile.writeAll(path, text);
+export function writeText(path: string, text: string, format?: string): void {
+  // A page piped to a file keeps its exact bytes; on a terminal it goes through the filter like any text.
+  const page = format === "html" && path === "-" && !(process.stdout as { isTTY?: boolean }).isTTY;
+  OutputFile.writeAll(path, text, page ? "html page" : undefined);
   if (path !== "-") err(`pstlab: wrote ${disarm(path)}\n`);
 }

@@ -13,7 +13,7 @@ import {
   type SessionResult,
   sessionSources,
 } from "../session/recorder.ts";
-import { paneInfo, type PaneResult, recordPane } from "../session/tmux_pane.ts";
+import { paneInfo, type PaneResult, recordPane, shownName } from "../session/tmux_pane.ts";
 import { PANEL, SideBySide } from "../../replay/side_by_side.ts";
 import { createDetector, withManifest } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
@@ -459,7 +459,9 @@ async function recordTmuxPane(
   const target = { target: v["tmux-pane"]!, socket: v["tmux-socket"] };
   const info = paneInfo(target);
   if (info.dead) throw new UsageError(`record: tmux pane ${info.id} (${info.where}) has exited already`);
-  const from = `tmux pane ${info.id} (${info.where})${target.socket ? ` on tmux -L ${target.socket}` : ""}`;
+  const from = `tmux pane ${shownName(info.id)} (${info.where})${
+    target.socket ? ` on tmux -L ${shownName(target.socket)}` : ""
+  }`;
   const header: Header = {
     cols: info.cols,
     rows: info.rows,

@@ -438,7 +438,7 @@ export const command = defineCommand(spec, async (p) => {
   }
   for (const [path, f] of targets) {
     const color = path === "-" && !v.output && colorEnabled(1);
-    writeText(path, REPORT_EXPORTERS[f]({ ...report, argv: reproduceArgv(p.argv, f) }, { ...ctx, color }));
+    writeText(path, REPORT_EXPORTERS[f]({ ...report, argv: reproduceArgv(p.argv, f) }, { ...ctx, color }), f);
   }
   const failed = [
     ...report.gates.filter((g) => g.failures.length).map((g) => `${g.detector}: ${g.failures.join("; ")}`),

@@ -60,6 +60,6 @@ export async function snapshotReport(
     }
   }
   const report = { scores: scoreSnapshots(judged), judged, dropped };
-  for (const [path, f] of targets) writeText(path, SNAPSHOT_EXPORTERS[f](report));
+  for (const [path, f] of targets) writeText(path, SNAPSHOT_EXPORTERS[f](report), f);
   return 0;
 }

@@ -349,8 +349,8 @@ export class OutputFile {
   }
 
   /** A whole text to `p` (through a temporary file, so all or nothing), or to stdout (`-`). */
-  static writeAll(p: string, text: string): void {
-    const out = OutputFile.open(p, { overwrite: true });
+  static writeAll(p: string, text: string, raw?: RawChannel): void {
+    const out = OutputFile.open(p, { overwrite: true, raw });
     try {
       out.write(text);
     } catch (e) {

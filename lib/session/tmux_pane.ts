@@ -57,6 +57,11 @@ const FORMAT = [
   "#{pane_current_command}",
 ].join("\t");
 
+/** A name from the user or from tmux as it may be shown: as it is when plain, else quoted with its escapes spelled out. */
+export function shownName(s: string): string {
+  return /^[\w.@%+=:,/-]+$/.test(s) ? s : JSON.stringify(s);
+}
+
 /** tmux's own words, one line, without control characters. */
 const oneLine = (s: string) => s.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").trim().slice(0, 200);
 
@@ -84,7 +89,8 @@ function parseInfo(line: string): PaneInfo | null {
   if (!id.startsWith("%") || !(cols > 0) || !(rows > 0)) return null;
   return {
     id,
-    where,
+    // A session name is the user's text: shown, it must not be able to drive the terminal.
+    where: where.replace(/[\x00-\x1f\x7f-\x9f]/g, "?"),
     cols,
     rows,
     pid: Number(pid),
@@ -102,7 +108,7 @@ export function paneInfo(t: PaneTarget): PaneInfo {
   const r = tmux(t, ["display-message", "-p", "-t", t.target, FORMAT]);
   const info = r.ok ? parseInfo(r.out) : null;
   if (!info) {
-    const server = t.socket ? ` on tmux server -L ${t.socket}` : "";
+    const server = t.socket ? ` on tmux server -L ${shownName(t.socket)}` : "";
     throw new UserError(
       `record: no tmux pane ${JSON.stringify(t.target)}${server} (${oneLine(r.err) || "tmux said nothing"})`,
     );

@@ -81,6 +81,8 @@ describe("record --tmux-pane", { skip: !which("tmux") && "tmux is not installed"
         [["--tmux-socket", sock], /--tmux-socket/],
         [["--tmux-pane", "idle", "--tmux-socket", sock, "--", "sh"], /no COMMAND/],
         [["--tmux-pane", "idle", "--hooks"], /--hooks/],
+        // A name from the command line cannot drive the terminal through the error.
+        [["--tmux-pane", "x\x1b[31m", "--tmux-socket", "s\x1b]0;pwned\x07"], /no tmux pane "x\\u001b\[31m"/],
       ] as [string[], RegExp][]
     ) {
       const out = path.join(dir, "never.cast");
@@ -88,6 +90,7 @@ describe("record --tmux-pane", { skip: !which("tmux") && "tmux is not installed"
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
       assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
       assert.match(r.stderr, re);
+      assert.ok(!/[\x00-\x09\x0b-\x1f]/.test(r.stderr), JSON.stringify(r.stderr));
       assert.ok(!fs.existsSync(out), "no file for a recording that never started");
     }
     tm("kill-session", "-t", "idle");
