@@ -4,10 +4,12 @@ import { defineCommand, err, out } from "./common.ts";
 import {
   flag,
   IN_OUT,
+  IN_OUT_ARGS,
+  IN_OUT_SYNOPSIS,
   inAndOut,
   INPUT_OPTIONS,
   number,
-  OUTPUT,
+  OUTPUT_OR_OUT,
   RECORDING_OUTPUT_OPTIONS,
   repeated,
   text,
@@ -24,7 +26,8 @@ import { summaryOf } from "./commands.ts";
 export const spec = {
   name: "redact",
   summary: summaryOf("redact"),
-  synopsis: "IN [OUT]",
+  synopsis: IN_OUT_SYNOPSIS,
+  args: IN_OUT_ARGS,
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag(
@@ -44,7 +47,7 @@ export const spec = {
       max: 1 << 20,
       integer: true,
     }),
-    output: OUTPUT,
+    output: OUTPUT_OR_OUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },
