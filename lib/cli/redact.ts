@@ -4,10 +4,12 @@ import { defineCommand, err, out } from "./common.ts";
 import {
   flag,
   IN_OUT,
+  IN_OUT_ARGS,
+  IN_OUT_SYNOPSIS,
   inAndOut,
   INPUT_OPTIONS,
   number,
-  OUTPUT,
+  OUTPUT_OR_OUT,
   RECORDING_OUTPUT_OPTIONS,
   repeated,
   text,
@@ -16,7 +18,7 @@ import type { Recording } from "../recording/model.ts";
 import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
-import { describeStats, envValuePatterns, Redactor, totalOf } from "../recording/redact.ts";
+import { describeStats, envValuePatterns, MIN_ENV_SECRET, Redactor, totalOf } from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -24,11 +26,12 @@ import { summaryOf } from "./commands.ts";
 export const spec = {
   name: "redact",
   summary: summaryOf("redact"),
-  synopsis: "IN [OUT]",
+  synopsis: IN_OUT_SYNOPSIS,
+  args: IN_OUT_ARGS,
   options: {
     pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
     "env-values": flag(
-      "also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
+      `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than \${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
     ),
     "allow-empty": flag(
       "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
@@ -44,7 +47,7 @@ export const spec = {
       max: 1 << 20,
       integer: true,
     }),
-    output: OUTPUT,
+    output: OUTPUT_OR_OUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },
@@ -120,19 +123,22 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   const rec = await openInput(inPath, p.values);
-  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env));
+  const replace = p.values.replace ?? "[REDACTED]";
+  // The placeholder a previous redact wrote into the header's env is not a secret.
+  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env, [replace]));
   if (patterns.length === 0) {
     if (!p.values["env-values"]) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
     // Asked to scrub the environment's secrets and there are none: say that, not "give
     // --env-values"; a pipeline that expects this says --allow-empty.
-    if (!p.values["allow-empty"]) {
+    // --check asks whether any secret remains; with none to look for, none remains.
+    if (!p.values["allow-empty"] && !p.values.check) {
       throw new UsageError(
         "redact: --env-values found no secret-looking variable (in the environment or the header's env) and no --pattern was given: nothing to scrub (--allow-empty writes OUT unchanged)",
       );
     }
     err("pstlab: --env-values found no secret-looking variable: nothing to scrub\n");
   }
-  const red = new Redactor({ patterns, replace: p.values.replace ?? "[REDACTED]", maxSecret: p.values["max-secret"] });
+  const red = new Redactor({ patterns, replace, maxSecret: p.values["max-secret"] });
   if (p.values.check) return await check(rec, red);
   const o = openOutput(outPath, red.header(rec.header), p.values);
   await writeAll(o, rec.events, (e) => red.push(e), () => red.end());

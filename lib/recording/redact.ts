@@ -438,12 +438,34 @@ export function visibleText(text: string): { visible: string; at: Uint32Array } 
 export const SECRET_ENV =
   /(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION|_KEY$|^KEY$)/i;
 
-/** Literal patterns for secret-looking values of `env` (and of the header's env block). */
-export function envValuePatterns(env: Record<string, string | undefined>, header?: Record<string, string>): RegExp[] {
+/**
+ * Shortest environment value treated as a secret (`--env-values`): shorter values
+ * ("1", "yes", "/bin") would scrub ordinary text everywhere. Documented in `redact --help`.
+ */
+export const MIN_ENV_SECRET = 6;
+
+/**
+ * Literal patterns for secret-looking values of `env` (and of the header's env block).
+ * `placeholders` are the texts a previous redact left behind (`--replace`, default
+ * [REDACTED]): a value made only of placeholders plus fewer than MIN_ENV_SECRET other
+ * characters is the scrubbed remains of a secret, not a secret, so `redact --check
+ * --env-values` on a redacted file does not count the placeholder as a match.
+ */
+export function envValuePatterns(
+  env: Record<string, string | undefined>,
+  header?: Record<string, string>,
+  placeholders: string[] = ["[REDACTED]"],
+): RegExp[] {
+  const isSecret = (v: string | undefined): v is string => {
+    if (!v) return false;
+    let rest = v;
+    for (const p of placeholders) if (p) rest = rest.split(p).join("");
+    return rest.length >= MIN_ENV_SECRET && v.length >= MIN_ENV_SECRET;
+  };
   const values = new Set<string>();
-  for (const [k, v] of Object.entries(env)) if (v && v.length >= 6 && SECRET_ENV.test(k)) values.add(v);
+  for (const [k, v] of Object.entries(env)) if (isSecret(v) && SECRET_ENV.test(k)) values.add(v);
   for (const [k, v] of Object.entries(header ?? {})) {
-    if (v && v.length >= 6 && k !== "SHELL" && k !== "TERM") values.add(v);
+    if (isSecret(v) && k !== "SHELL" && k !== "TERM") values.add(v);
   }
   // A multi-line value reaches the capture as the pty shows it: each line break as \r\n.
   return [...values].sort((a, b) => b.length - a.length).map((v) =>

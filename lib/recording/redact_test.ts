@@ -128,4 +128,9 @@ describe("redact", () => {
     });
     assert.deepEqual(pats.map((p) => p.source).sort(), ["a\\+b\\.c\\*d", "ghp_abcdefgh"]);
   });
+  test("env value patterns never take a placeholder (or its remains) for a secret", () => {
+    const header = { A: "[REDACTED]", B: "[REDACTED][REDACTED]", C: "x[REDACTED]y", D: "#####", E: "real-secret" };
+    assert.deepEqual(envValuePatterns({ X_TOKEN: "[REDACTED]" }, header).map((p) => p.source), ["real-secret"]);
+    assert.deepEqual(envValuePatterns({}, { A: "#####", B: "abc-#####" }, ["#####"]).map((p) => p.source), []);
+  });
 });
