@@ -18,7 +18,14 @@ import type { Recording } from "../recording/model.ts";
 import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
-import { describeStats, envValuePatterns, MIN_ENV_SECRET, Redactor, totalOf } from "../recording/redact.ts";
+import {
+  compilePatterns,
+  describeStats,
+  envValuePatterns,
+  MIN_ENV_SECRET,
+  Redactor,
+  totalOf,
+} from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -29,7 +36,7 @@ export const spec = {
   synopsis: IN_OUT_SYNOPSIS,
   args: IN_OUT_ARGS,
   options: {
-    pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
+    pattern: repeated("REGEX", "a regular expression to scrub, Rust syntax as in manifests (repeatable)"),
     "env-values": flag(
       `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than \${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
     ),
@@ -67,29 +74,6 @@ export const spec = {
     "pstlab redact --check public.cast --pattern 'sk-[A-Za-z0-9]{20,}'",
   ],
 };
-
-/**
- * The patterns, all compiled with the same flags: Unicode mode when every one allows
- * it, else none (mixing them would make the combined pattern invalid).
- */
-export function compilePatterns(sources: string[]): RegExp[] {
-  const compile = (flags: string) => {
-    const out: RegExp[] = [];
-    for (const src of sources) {
-      try {
-        out.push(new RegExp(src, flags));
-      } catch (e) {
-        return { bad: src, why: (e as Error).message };
-      }
-    }
-    return out;
-  };
-  const unicode = compile("gu");
-  if (Array.isArray(unicode)) return unicode;
-  const plain = compile("g");
-  if (Array.isArray(plain)) return plain;
-  throw new UsageError(`redact: bad --pattern ${JSON.stringify(plain.bad)}: ${plain.why}`);
-}
 
 async function check(rec: Recording, red: Redactor): Promise<number> {
   red.header(rec.header);
