@@ -123,6 +123,9 @@ export interface FileCheck {
   latencies?: number[];
   /** OSC 7501 queries the program sent that reached the capture. */
   queries?: number;
+  /** Recorded with --answer-delay: the delay, and when each answer was actually sent. */
+  answerDelay?: number;
+  answersSent?: number[];
   /** The protocol's transitions (golden.ts), for comparisons across runs. */
   transitions?: Transition[];
 }

@@ -40,12 +40,14 @@ export async function trackRecording(
   rec: Recording,
   onEvent: (e: ProtocolEvent) => void,
   until = Infinity,
+  onMarker?: (t: number, label: string) => void,
 ): Promise<{ tracker: Tracker; end: number }> {
   const tracker = new Tracker(onEvent);
   let last = 0;
   for await (const e of rec.events) {
     if (e.t > until) break;
     last = e.t;
+    if (e.kind === "marker") onMarker?.(e.t, e.label);
     if (e.kind === "output") tracker.feed(e.bytes, e.t);
     else if (e.kind === "exit") tracker.exit(e.t);
   }
