@@ -128,11 +128,13 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
   test("query=late: only answers actually sent are recorded, when sent; the header does not claim one", () => {
     // One program ends before the answer is due, one lives past it (a table: both sides of the delay).
     const ask = (sleep: number) => emitter(`printf '\\033]7501;?\\033\\\\'; sleep ${sleep}\n`);
-    for (const [sleep, query, markers] of [[0.2, /^1 query not answered before the program ended/, 0], [
-      2.5,
-      /^1 query answered at (\d+\.\d\d) s \(1 s late\)$/,
-      1,
-    ]] as const) {
+    for (
+      const [sleep, query, markers] of [[0.2, /^1 query not answered before the program ended/, 0], [
+        2.5,
+        /^1 query answered at (\d+\.\d\d) s \(1 s late\)$/,
+        1,
+      ]] as const
+    ) {
       const m = matrix(["--matrix", "query=late:1s", "--script", EXIT_ONLY], [ask(sleep)]);
       const c: Cell = m.j.cells[0];
       assert.match(c.query, query, `sleep ${sleep}: ${c.query}`);

@@ -1,0 +1,30 @@
+// One rule for every command that takes --at, --from or --to (screen, status, detect, explain,
+// trim, play): a time past the capture's end is one warning line — the command still shows what
+// it has at the end, but a typo'd time must not pass for the moment asked for — and --to before
+// --from is bad input (exit 2), never an empty result.
+
+import { err } from "./common.ts";
+import { UsageError } from "../errors.ts";
+import { disarm } from "../text.ts";
+
+/** --to before --from: one line, exit 2. */
+export function checkWindow(command: string, from: number | undefined, to: number | undefined): void {
+  if (from !== undefined && to !== undefined && to < from) {
+    throw new UsageError(`${command}: --to (${to}) is before --from (${from})`);
+  }
+}
+
+/**
+ * The warning for a time after the capture's end (`end`: the last event's time), or nothing.
+ * `what` says what the command gives instead ("the screen at the end").
+ */
+export function warnPastEnd(
+  flag: "--at" | "--from" | "--to",
+  value: number | undefined,
+  path: string,
+  end: number,
+  what: string,
+): void {
+  if (value === undefined || value === Infinity || !(value > end)) return;
+  err(`pstlab: warning: ${flag} ${value} s is past the end of ${disarm(path)} (${end.toFixed(3)} s): ${what}\n`);
+}
