@@ -1,7 +1,15 @@
 // `pstlab convert`: between asciicast v3, v2, raw, ttyrec and script timing files.
 
 import { defineCommand } from "./common.ts";
-import { IN_OUT, inAndOut, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import {
+  IN_OUT,
+  IN_OUT_ARGS,
+  IN_OUT_SYNOPSIS,
+  inAndOut,
+  INPUT_OPTIONS,
+  OUTPUT_OR_OUT,
+  RECORDING_OUTPUT_OPTIONS,
+} from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { sameFile } from "../recording/sink.ts";
@@ -11,8 +19,9 @@ import { summaryOf } from "./commands.ts";
 export const spec = {
   name: "convert",
   summary: summaryOf("convert"),
-  synopsis: "IN [OUT]",
-  options: { output: OUTPUT, ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
+  synopsis: IN_OUT_SYNOPSIS,
+  args: IN_OUT_ARGS,
+  options: { output: OUTPUT_OR_OUT, ...RECORDING_OUTPUT_OPTIONS, ...INPUT_OPTIONS },
   positionals: IN_OUT,
   notes: [
     "Formats are inferred from extensions (.cast → v3, .raw → raw; input by content).",

@@ -25,9 +25,14 @@ export const spec = {
   synopsis: "",
   options: {
     "no-live": flag("only the bundled capture"),
-    "no-report": flag(
-      "only record the live session (with --record: how fixtures/make-sim-captures.sh makes its captures)",
-    ),
+    "no-report": {
+      ...flag(
+        "only record the live session to the --record FILE, no report\n(how fixtures/make-sim-captures.sh makes its captures)",
+      ),
+      // Without --record the recording is a temporary file removed at the end: the flag
+      // would give nothing, so it is refused rather than printing the bundled report.
+      requires: ["record"],
+    },
     tasks: number("N", "tasks in the live session (default 3)", { min: 1, max: 1000, integer: true }),
     scale: number("F", "live session speed: durations × F (default 0.3)", { min: 0.05, max: 10 }),
     seed: number("N", "seed for the agent and its simulated user (default 7)", {

@@ -27,6 +27,18 @@ describe("demo", () => {
     assert.match(r.stdout, /truth: markers/);
     assert.match(r.stdout, /screen:claude@50ms/);
   });
+  test("--no-report without --record is refused (it would record to a file it deletes), with it nothing is reported", () => {
+    const r = cli(["demo", "--no-report", "--tasks", "1"]);
+    assert.equal(r.code, 2, r.stdout);
+    assert.equal(r.stderr, "pstlab: demo: --no-report needs --record\n");
+    assert.equal(r.stdout, "");
+    const file = path.join(tmpDir("pstlab-demo-nr-"), "live.cast");
+    const ok = cli(["demo", "--no-report", "--tasks", "1", "--scale", "0.1", "--record", file]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.ok(!/\$ pstlab report/.test(ok.stdout), ok.stdout);
+    assert.ok(fs.statSync(file).size > 0);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
   test("no path to a temporary file it then deletes", () => {
     const r = cli(["demo", "--tasks", "1", "--scale", "0.1"], { timeout: 120000 });
     assert.equal(r.code, 0, r.stderr);

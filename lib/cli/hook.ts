@@ -5,7 +5,7 @@
 import { summaryOf } from "./commands.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { defineCommand, out } from "./common.ts";
+import { defineCommand, err, out } from "./common.ts";
 import { flag, text } from "./options.ts";
 import { UsageError } from "../errors.ts";
 import { formatHook, type Hook, HOOK_STATES, MAX_HOOK_MSG, parseHook } from "../recording/sources.ts";
@@ -73,15 +73,21 @@ export function sendHook(fifo: string, line: string): void {
  * Claude Code's Notification payload (its hooks documentation: `notification_type`,
  * `message`) as a hook: a permission notification is blocked:permission, any other
  * (waiting for input, …) idle. Not checked against a live Claude Code build.
+ * null when the payload cannot be read (not a JSON object, or one with neither field):
+ * guessing "idle" would invent a state the agent never reported.
  */
-export function claudeNotification(payload: string): Hook {
-  let p: Record<string, unknown> = {};
+export function claudeNotification(payload: string): Hook | null {
+  let p: Record<string, unknown>;
   try {
     const v = JSON.parse(payload);
-    if (v && typeof v === "object" && !Array.isArray(v)) p = v;
-  } catch { /* a payload we cannot read is still a notification: idle */ }
+    if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+    p = v;
+  } catch {
+    return null;
+  }
   const message = typeof p.message === "string" ? p.message.slice(0, 300) : null;
   const type = typeof p.notification_type === "string" ? p.notification_type : null;
+  if (message === null && type === null) return null;
   const permission = type !== null ? type === "permission_prompt" : /\bpermission\b/i.test(message ?? "");
   return permission
     ? { state: "blocked", kind: "permission", msg: message }
@@ -96,7 +102,7 @@ export const spec = {
   options: {
     msg: text("TEXT", "a message to record with it (one line)"),
     "claude-notification": flag(
-      "read Claude Code's Notification payload on stdin: permission → blocked:permission, else idle",
+      "read Claude Code's Notification payload on stdin: permission → blocked:permission, else idle;\nan unreadable payload records nothing (one line on stderr, exit 0)",
     ),
   },
   positionals: { min: 0, max: 1 },
@@ -122,6 +128,13 @@ export const command = defineCommand(spec, async (p) => {
     // A person trying it at a terminal has no payload to give: not a read that waits forever.
     const tty = !!(process.stdin as { isTTY?: boolean }).isTTY;
     h = claudeNotification(tty ? "" : new TextDecoder().decode(await readStdin(1 << 20)));
+    if (!h) {
+      // Nothing is recorded (no state is invented) and the agent is not disturbed: exit 0.
+      err(
+        "pstlab: hook: unreadable Notification payload on stdin (want a JSON object with message or notification_type): nothing recorded\n",
+      );
+      return 0;
+    }
   } else {
     if (said === undefined) throw new UsageError("hook: give STATE[:KIND], e.g. pstlab hook working");
     h = parseHook(said.includes(" ") ? "" : said);

@@ -100,6 +100,15 @@ describe("pstlab hook and record --hooks", () => {
     }
   });
 
+  test("an unreadable Notification payload records nothing: one line on stderr, exit 0", () => {
+    for (const input of ["not json", "{}", "[1]"]) {
+      const r = cli(["hook", "--claude-notification"], { input, env: { PSTLAB_HOOKS: path.join(dir, "no-fifo") } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^pstlab: hook: unreadable Notification payload .*nothing recorded\n$/);
+      assert.ok(!fs.existsSync(path.join(dir, "no-fifo")));
+    }
+  });
+
   test("a message is one line without control characters", () => {
     const line = hookLine({ state: "blocked", kind: "question", msg: "a\nb\x1b[2Jc\u009b" });
     assert.equal(line, "blocked:question a b [2Jc");
@@ -131,7 +140,8 @@ describe("pstlab hooks claude", () => {
       notification_type: "permission_prompt",
     });
     const file = recordHooks(
-      `${prompt}; echo '${payload}' | ${notification}; echo '{"message":"waiting"}' | ${notification}; ${stop}`,
+      `${prompt}; echo '${payload}' | ${notification}; echo 'not json' | ${notification}; ` +
+        `echo '{"message":"waiting"}' | ${notification}; ${stop}`,
     );
     const hooks = (await events(file)).events.flatMap((e) =>
       e.kind === "other" && e.code === HOOK_CODE ? [e.data] : []
@@ -149,9 +159,12 @@ describe("pstlab hooks claude", () => {
   });
 
   test("the Notification payload: notification_type first, else the message", () => {
-    assert.equal(claudeNotification('{"notification_type":"idle_prompt","message":"permission"}').state, "idle");
-    assert.equal(claudeNotification('{"message":"Claude needs your permission to use Bash"}').kind, "permission");
-    assert.equal(claudeNotification("not json").state, "idle");
+    assert.equal(claudeNotification('{"notification_type":"idle_prompt","message":"permission"}')?.state, "idle");
+    assert.equal(claudeNotification('{"message":"Claude needs your permission to use Bash"}')?.kind, "permission");
+    assert.equal(claudeNotification('{"message":"waiting"}')?.state, "idle");
+    for (const bad of ["not json", "", "[]", "null", '"idle"', "{}", '{"message":3}', '{"message":"x"']) {
+      assert.equal(claudeNotification(bad), null, `${bad}: unreadable, no state invented`);
+    }
     assert.deepEqual(Object.keys(claudeSettings("pstlab").hooks as object).length, 4);
   });
 });

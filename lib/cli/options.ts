@@ -50,7 +50,7 @@ export type Values<O extends Options> = {
 export interface CommandDef<O extends Options = Options> {
   name: string;
   summary: string;
-  /** The positional arguments as usage shows them (`FILE…`, `IN [OUT]`); the options are added from the table. */
+  /** The positional arguments as usage shows them (`FILE…`, `IN OUT`); the options are added from the table. */
   synopsis: string;
   /** Positional arguments described in help ([name, text]). */
   args?: string[][];
@@ -233,6 +233,20 @@ export const AT_LEAST_ONE_FILE = { min: 1, files: READS };
 export const OPTIONAL_FILE = { max: 1, files: READS };
 /** IN OUT, or IN -o OUT (see inAndOut). */
 export const IN_OUT = { min: 1, max: 2, files: ["in", "out"] as const };
+/**
+ * The -o of a command that takes IN_OUT: the output is required (OUT or -o), so its help
+ * must not promise a default (a test holds every IN_OUT command to this option).
+ */
+export const OUTPUT_OR_OUT: Opt<string> = {
+  ...text("FILE", "write here instead of OUT (OUT or -o is required; `-` is stdout)", "o"),
+  file: "out",
+};
+/** Usage and argument help of an IN_OUT command, said once. */
+export const IN_OUT_SYNOPSIS = "IN OUT";
+export const IN_OUT_ARGS = [
+  ["IN", "the capture to read (`-` is stdin)"],
+  ["OUT", "the file to write, or `-` for stdout (or give -o FILE instead)"],
+];
 
 /** The files a parsed command line reads and writes, from the marks in its table. */
 export function fileArguments(

@@ -8,6 +8,7 @@ import {
   flag,
   formatFor,
   helpText,
+  inAndOut,
   list,
   number,
   type Opt,
@@ -191,6 +192,18 @@ describe("help comes from the same table", () => {
       for (const [name, o] of Object.entries(c.spec.options)) {
         if (o.short) assert.match(help, new RegExp(`-${o.short}, --${name}`));
       }
+    });
+  }
+});
+
+describe("an output that is required is not described as having a default", () => {
+  // trim/redact once said `-o` defaulted to stdout while refusing to run without OUT.
+  for (const c of COMMANDS.filter((c) => c.spec.positionals?.files?.includes("out"))) {
+    test(c.spec.name, () => {
+      const help = helpText(c.spec);
+      assert.ok(!/default stdout/.test(help), `${c.spec.name} --help promises a default output`);
+      assert.match(help, /OUT or -o is required; `-` is stdout/);
+      assert.throws(() => inAndOut(c.spec.name, ["in.cast"], undefined), /missing the output/);
     });
   }
 });

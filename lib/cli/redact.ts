@@ -4,10 +4,12 @@ import { defineCommand, err, out } from "./common.ts";
 import {
   flag,
   IN_OUT,
+  IN_OUT_ARGS,
+  IN_OUT_SYNOPSIS,
   inAndOut,
   INPUT_OPTIONS,
   number,
-  OUTPUT,
+  OUTPUT_OR_OUT,
   RECORDING_OUTPUT_OPTIONS,
   repeated,
   text,
@@ -16,7 +18,14 @@ import type { Recording } from "../recording/model.ts";
 import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
-import { describeStats, envValuePatterns, Redactor, totalOf } from "../recording/redact.ts";
+import {
+  compilePatterns,
+  describeStats,
+  envValuePatterns,
+  MIN_ENV_SECRET,
+  Redactor,
+  totalOf,
+} from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -24,11 +33,12 @@ import { summaryOf } from "./commands.ts";
 export const spec = {
   name: "redact",
   summary: summaryOf("redact"),
-  synopsis: "IN [OUT]",
+  synopsis: IN_OUT_SYNOPSIS,
+  args: IN_OUT_ARGS,
   options: {
-    pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
+    pattern: repeated("REGEX", "a regular expression to scrub, Rust syntax as in manifests (repeatable)"),
     "env-values": flag(
-      "also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env",
+      `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than \${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
     ),
     "allow-empty": flag(
       "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
@@ -44,7 +54,7 @@ export const spec = {
       max: 1 << 20,
       integer: true,
     }),
-    output: OUTPUT,
+    output: OUTPUT_OR_OUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },
@@ -64,29 +74,6 @@ export const spec = {
     "pstlab redact --check public.cast --pattern 'sk-[A-Za-z0-9]{20,}'",
   ],
 };
-
-/**
- * The patterns, all compiled with the same flags: Unicode mode when every one allows
- * it, else none (mixing them would make the combined pattern invalid).
- */
-export function compilePatterns(sources: string[]): RegExp[] {
-  const compile = (flags: string) => {
-    const out: RegExp[] = [];
-    for (const src of sources) {
-      try {
-        out.push(new RegExp(src, flags));
-      } catch (e) {
-        return { bad: src, why: (e as Error).message };
-      }
-    }
-    return out;
-  };
-  const unicode = compile("gu");
-  if (Array.isArray(unicode)) return unicode;
-  const plain = compile("g");
-  if (Array.isArray(plain)) return plain;
-  throw new UsageError(`redact: bad --pattern ${JSON.stringify(plain.bad)}: ${plain.why}`);
-}
 
 async function check(rec: Recording, red: Redactor): Promise<number> {
   red.header(rec.header);
@@ -120,19 +107,22 @@ export const command = defineCommand(spec, async (p) => {
     );
   }
   const rec = await openInput(inPath, p.values);
-  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env));
+  const replace = p.values.replace ?? "[REDACTED]";
+  // The placeholder a previous redact wrote into the header's env is not a secret.
+  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env, [replace]));
   if (patterns.length === 0) {
     if (!p.values["env-values"]) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
     // Asked to scrub the environment's secrets and there are none: say that, not "give
     // --env-values"; a pipeline that expects this says --allow-empty.
-    if (!p.values["allow-empty"]) {
+    // --check asks whether any secret remains; with none to look for, none remains.
+    if (!p.values["allow-empty"] && !p.values.check) {
       throw new UsageError(
         "redact: --env-values found no secret-looking variable (in the environment or the header's env) and no --pattern was given: nothing to scrub (--allow-empty writes OUT unchanged)",
       );
     }
     err("pstlab: --env-values found no secret-looking variable: nothing to scrub\n");
   }
-  const red = new Redactor({ patterns, replace: p.values.replace ?? "[REDACTED]", maxSecret: p.values["max-secret"] });
+  const red = new Redactor({ patterns, replace, maxSecret: p.values["max-secret"] });
   if (p.values.check) return await check(rec, red);
   const o = openOutput(outPath, red.header(rec.header), p.values);
   await writeAll(o, rec.events, (e) => red.push(e), () => red.end());

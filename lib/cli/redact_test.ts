@@ -65,4 +65,22 @@ describe("redact on the command line", () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(cli(["redact", DEPLOY, path.join(dir, "n.cast"), "--pattern", "("]).code, 2);
   });
+  test("--check --env-values passes on a file redact --env-values wrote: the placeholder is not a secret", () => {
+    const src = path.join(dir, "env.cast");
+    fs.writeFileSync(
+      src,
+      JSON.stringify({ version: 2, width: 80, height: 24, env: { API_TOKEN: "ghp_s3cretvalue", SHELL: "/bin/sh" } }) +
+        "\n" + JSON.stringify([0.1, "o", "token ghp_s3cretvalue\r\n"]) + "\n",
+    );
+    const env = { API_TOKEN: "" };
+    assert.equal(cli(["redact", "--check", src, "--env-values"], { env }).code, 1);
+    for (const replace of [[], ["--replace", "**hidden-secret**"]]) {
+      const out = path.join(dir, `env-${replace.length}.cast`);
+      const r = cli(["redact", src, out, "--env-values", ...replace], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!fs.readFileSync(out, "utf8").includes("ghp_s3cretvalue"));
+      const again = cli(["redact", "--check", out, "--env-values", ...replace], { env });
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+    }
+  });
 });

@@ -76,3 +76,21 @@ describe("small things", () => {
     }
   });
 });
+
+describe("IN OUT commands: OUT or -o, `-` is stdout, nothing is a silent default", () => {
+  const F = path.join(ROOT, "fixtures/captures/deploy.cast");
+  for (
+    const [name, extra] of [["trim", ["--to", "1"]], ["convert", []], ["redact", ["--pattern", "eu-west"]]] as const
+  ) {
+    test(name, () => {
+      const none = cli([name, F, ...extra]);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /missing the output \(give OUT, or -o OUT; `-` is stdout\)/);
+      for (const out of [["-"], ["-o", "-"]]) {
+        const r = cli([name, F, ...out, ...extra]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /^\{"version":3/);
+      }
+    });
+  }
+});

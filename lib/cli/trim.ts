@@ -1,7 +1,17 @@
 // `pstlab trim`: keep a time window of a capture.
 
 import { defineCommand } from "./common.ts";
-import { duration, flag, IN_OUT, inAndOut, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
+import {
+  duration,
+  flag,
+  IN_OUT,
+  IN_OUT_ARGS,
+  IN_OUT_SYNOPSIS,
+  inAndOut,
+  INPUT_OPTIONS,
+  OUTPUT_OR_OUT,
+  RECORDING_OUTPUT_OPTIONS,
+} from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
 import { slice } from "../recording/transforms.ts";
@@ -12,12 +22,13 @@ import { summaryOf } from "./commands.ts";
 export const spec = {
   name: "trim",
   summary: summaryOf("trim"),
-  synopsis: "IN [OUT]",
+  synopsis: IN_OUT_SYNOPSIS,
+  args: IN_OUT_ARGS,
   options: {
     from: duration("S", "start (seconds, or 1m30s …); default 0"),
     to: duration("S", "end; default the end of the capture"),
     "keep-prelude": flag("keep earlier output at t=0 so the first frame and records are right"),
-    output: OUTPUT,
+    output: OUTPUT_OR_OUT,
     ...RECORDING_OUTPUT_OPTIONS,
     ...INPUT_OPTIONS,
   },

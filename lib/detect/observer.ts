@@ -194,6 +194,15 @@ export class Observer {
     switch (e.kind) {
       case "output":
         if (e.bytes.length === 0) return;
+        // Output after an exit starts a new segment (docs/fixture-format.md convention 5:
+        // `cat`, `record --append`): the program runs again, so nothing of the finished
+        // one — its exit, its last hook, its foreground group, its start — speaks for it.
+        if (this.exited) {
+          this.exited = false;
+          this.hook = null;
+          this.foreground = null;
+          this.firstOutputAt = null;
+        }
         // One huge write (a 64 MiB event) is fed in slices: xterm decodes a write into
         // a buffer four times its size. The screen, the scanner and the tail are
         // streaming and give the same result for any split (their property tests).

@@ -14,12 +14,15 @@
 // memory stays bounded on any file size. Replacement bytes go into the read where the
 // match starts; the other reads lose their part of it. Every event still decodes.
 
+import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import { UsageError } from "../errors.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
 import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
 
 export interface RedactOptions {
-  patterns: RegExp[];
+  /** Through the one regex runner (lib/regex): a pattern that could backtrack catastrophically runs in linear time. */
+  patterns: Pattern[];
   replace: string;
   /** Longest secret that is still found when split across reads (bytes). */
   maxSecret?: number;
@@ -62,29 +65,28 @@ export function totalOf(s: RedactStats): number {
 const te = new TextEncoder();
 const td = new TextDecoder();
 
-/** One regex with every pattern as an alternative (leftmost match wins). */
-export function combine(patterns: RegExp[]): RegExp | null {
+/** One pattern with every pattern as an alternative (leftmost match wins). */
+export function combine(patterns: Pattern[]): Pattern | null {
   if (patterns.length === 0) return null;
-  const flags = new Set(["g"]);
-  for (const p of patterns) for (const f of p.flags) if ("imsu".includes(f)) flags.add(f);
-  return new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), [...flags].join(""));
+  if (patterns.length === 1) return patterns[0];
+  return compilePattern(patterns.map((p) => `(?:${p.source})`).join("|"));
 }
 
 /** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
 export function redactString(
   s: string,
-  re: RegExp | null,
+  re: Pattern | null,
   replace: string | null,
   replacer?: (m: string) => string,
 ): [string, number] {
   if (!re) return [s, 0];
-  let n = 0;
-  const out = s.replace(re, (m) => {
-    if (m.length === 0) return m;
+  let n = 0, out = "", from = 0;
+  for (const m of re.all(s)) {
     n++;
-    return replacer ? replacer(m) : replace!;
-  });
-  return [out, n];
+    out += s.slice(from, m.index) + (replacer ? replacer(m.text) : replace!);
+    from = m.end;
+  }
+  return n ? [out + s.slice(from), n] : [s, 0];
 }
 
 /** UTF-8 decode keeping, for every UTF-16 unit, the byte offset it came from. */
@@ -161,7 +163,7 @@ export class Redactor {
   };
   /** Secret → placeholder inside OSC 7501 values: the same secret always reads the same. */
   private readonly placeholders = new Map<string, string>();
-  private re: RegExp | null;
+  private re: Pattern | null;
   private queue: Event[] = [];
   private held = { output: 0, input: 0 };
   private readonly max: number;
@@ -382,29 +384,14 @@ export class Redactor {
       if (spans.some((o) => s < o.e && e > o.s) || plain.some((o) => s < o.e && e > o.s)) return; // handled already
       plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
     };
-    re.lastIndex = 0;
-    for (let m; (m = re.exec(text));) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      add(map[m.index], map[m.index + m[0].length]);
-    }
+    for (const m of re.all(text)) add(map[m.index], map[m.end]);
     // What a person sees: the output's text with escape sequences skipped
     // (`grep --color=always` splits a key with SGR), each match mapped back to the bytes
     // it covers, the sequences inside it included.
     if (isOutput) {
       const { visible, at } = visibleText(text);
       if (visible.length !== text.length) {
-        re.lastIndex = 0;
-        for (let m; (m = re.exec(visible));) {
-          if (m[0].length === 0) {
-            re.lastIndex++;
-            continue;
-          }
-          const from = at[m.index], to = at[m.index + m[0].length - 1] + 1;
-          add(map[from], map[to]);
-        }
+        for (const m of re.all(visible)) add(map[at[m.index]], map[at[m.end - 1] + 1]);
       }
     }
     return [...spans, ...plain].sort((a, b) => a.s - b.s);
@@ -438,15 +425,52 @@ export function visibleText(text: string): { visible: string; at: Uint32Array } 
 export const SECRET_ENV =
   /(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION|_KEY$|^KEY$)/i;
 
-/** Literal patterns for secret-looking values of `env` (and of the header's env block). */
-export function envValuePatterns(env: Record<string, string | undefined>, header?: Record<string, string>): RegExp[] {
+/**
+ * Shortest environment value treated as a secret (`--env-values`): shorter values
+ * ("1", "yes", "/bin") would scrub ordinary text everywhere. Documented in `redact --help`.
+ */
+export const MIN_ENV_SECRET = 6;
+
+/**
+ * Literal patterns for secret-looking values of `env` (and of the header's env block).
+ * `placeholders` are the texts a previous redact left behind (`--replace`, default
+ * [REDACTED]): a value made only of placeholders plus fewer than MIN_ENV_SECRET other
+ * characters is the scrubbed remains of a secret, not a secret, so `redact --check
+ * --env-values` on a redacted file does not count the placeholder as a match.
+ */
+export function envValuePatterns(
+  env: Record<string, string | undefined>,
+  header?: Record<string, string>,
+  placeholders: string[] = ["[REDACTED]"],
+): Pattern[] {
+  const isSecret = (v: string | undefined): v is string => {
+    if (!v) return false;
+    let rest = v;
+    for (const p of placeholders) if (p) rest = rest.split(p).join("");
+    return rest.length >= MIN_ENV_SECRET && v.length >= MIN_ENV_SECRET;
+  };
   const values = new Set<string>();
-  for (const [k, v] of Object.entries(env)) if (v && v.length >= 6 && SECRET_ENV.test(k)) values.add(v);
+  for (const [k, v] of Object.entries(env)) if (isSecret(v) && SECRET_ENV.test(k)) values.add(v);
   for (const [k, v] of Object.entries(header ?? {})) {
-    if (v && v.length >= 6 && k !== "SHELL" && k !== "TERM") values.add(v);
+    if (isSecret(v) && k !== "SHELL" && k !== "TERM") values.add(v);
   }
   // A multi-line value reaches the capture as the pty shows it: each line break as \r\n.
   return [...values].sort((a, b) => b.length - a.length).map((v) =>
-    new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\r?\n/g, "\\r?\\n"), "g")
+    compilePattern(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\r?\n/g, "\\r?\\n"))
   );
+}
+
+/**
+ * The patterns, through the one regex runner (Rust syntax, as manifests and script waits):
+ * one that could backtrack catastrophically on a long output runs in linear time.
+ */
+export function compilePatterns(sources: string[]): Pattern[] {
+  return sources.map((src) => {
+    try {
+      return compilePattern(src);
+    } catch (e) {
+      if (!(e instanceof RegexError)) throw e;
+      throw new UsageError(`redact: bad --pattern ${JSON.stringify(src)}: ${e.message}`);
+    }
+  });
 }

@@ -4,6 +4,7 @@
 // `msg` (malformed, but in the file) or an OSC 52 payload. Checked on the bytes, on the
 // text a person would see (escape sequences skipped), on every base64 payload decoded as
 // a terminal would, and by a second redactor (what `redact --check` runs).
+import { compilePattern } from "../regex/pattern.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -13,7 +14,7 @@ import { encodeBase64 } from "../osc7501/base64.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
-const PATTERN = /sk-[A-Za-z0-9]{16}/g;
+const PATTERN = compilePattern("sk-[A-Za-z0-9]{16}");
 
 function run(events: Event[]): Event[] {
   const r = new Redactor({ patterns: [PATTERN], replace: "[REDACTED]", maxSecret: 4096 });
