@@ -169,14 +169,22 @@ function record(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-function querySummary(cell: Record<string, string>, queries: number): string {
+function querySummary(cell: Record<string, string>, queries: number, sent?: number[]): string {
   const inTmux = cell.tmux !== undefined && cell.tmux !== "off";
   if (queries === 0) {
     return inTmux ? "none reached pstlab" : "not asked";
   }
   const q = queryAnswer(cell.query);
   const n = `${queries} quer${queries === 1 ? "y" : "ies"}`;
-  const how = !q.answer ? "not answered" : q.delay > 0 ? `answered ${q.delay} s late` : "answered";
+  // A late answer is what the recorder sent (its markers), not what it was asked to send: a
+  // program that ends before the delay never got one.
+  const how = !q.answer
+    ? "not answered"
+    : q.delay <= 0
+    ? "answered"
+    : sent?.length
+    ? `answered at ${sent.map((t) => `${t.toFixed(2)} s`).join(", ")} (${q.delay} s late)`
+    : `not answered before the program ended (answer due ${q.delay} s late)`;
   return `${n} ${how}${inTmux && q.answer ? " by pstlab, outside tmux" : ""}`;
 }
 
@@ -292,7 +300,12 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
             ),
           );
         }
-        runs.push({ check, capture, latencies: check.latencies ?? [], query: querySummary(cell, check.queries ?? 0) });
+        runs.push({
+          check,
+          capture,
+          latencies: check.latencies ?? [],
+          query: querySummary(cell, check.queries ?? 0, check.answersSent),
+        });
       }
       const own = o.goldenDir ? await againstGoldenDir(o.goldenDir, name, runs, o.check) : [];
       results.push({ cell, name, runs, findings: own, exit: cellExit(runs, o.strict, own) });

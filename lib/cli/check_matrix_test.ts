@@ -103,7 +103,8 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     // DA1 is answered first, so a late 7501 answer means "unsupported" to it: quiet, not garbage.
     assert.equal(late.runs[0].reports, 0);
     assert.equal(late.exit, 0, JSON.stringify(late.findings));
-    assert.match(late.query, /answered 1 s late/);
+    // gated.sh ends ~0.3 s after asking: the answer due 1 s later was never sent, and says so.
+    assert.match(late.query, /^1 query not answered before the program ended \(answer due 1 s late\)$/);
 
     // Waits for the answer forever: a hang when nobody answers, stopped at the cell timeout.
     const waits = emitter(
@@ -122,6 +123,39 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       hung.findings.find((f) => f.check === "session")?.message ?? "",
       /still running after the cell timeout \(3 s\)/,
     );
+  });
+
+  test("query=late: only answers actually sent are recorded, when sent; the header does not claim one", () => {
+    // One program ends before the answer is due, one lives past it (a table: both sides of the delay).
+    const ask = (sleep: number) => emitter(`printf '\\033]7501;?\\033\\\\'; sleep ${sleep}\n`);
+    for (
+      const [sleep, query, markers] of [[0.2, /^1 query not answered before the program ended/, 0], [
+        2.5,
+        /^1 query answered at (\d+\.\d\d) s \(1 s late\)$/,
+        1,
+      ]] as const
+    ) {
+      const m = matrix(["--matrix", "query=late:1s", "--script", EXIT_ONLY], [ask(sleep)]);
+      const c: Cell = m.j.cells[0];
+      assert.match(c.query, query, `sleep ${sleep}: ${c.query}`);
+      const lines = fs.readFileSync(c.capture, "utf8").trim().split("\n");
+      const header = JSON.parse(lines[0]);
+      assert.equal(header.pstlab.query_answered, null, "the header is written before any answer");
+      assert.equal(header.pstlab.query_answer_delay_s, 1);
+      let t = 0, asked = -1;
+      const sent: number[] = [];
+      for (const l of lines.slice(1)) {
+        const [dt, code, data] = JSON.parse(l);
+        t += dt;
+        if (code === "o" && data.includes("\x1b]7501;?") && asked < 0) asked = t;
+        if (code === "m" && data === "pstlab:query-answered") sent.push(t);
+      }
+      assert.equal(sent.length, markers, `sleep ${sleep}: ${lines.join("\n")}`);
+      if (markers) {
+        assert.ok(sent[0] - asked >= 0.95 && sent[0] - asked < 2, `asked ${asked}, sent ${sent[0]}`);
+        assert.ok(Math.abs(Number(query.exec(c.query)![1]) - sent[0]) < 0.01, c.query);
+      }
+    }
   });
 
   test("term: an emitter that trusts terminfo's Pst reports under term=pst only", {

@@ -60,6 +60,14 @@ export interface Recording {
 }
 
 export const FIXTURE_SCHEMA = 1;
+
+/**
+ * The marker (`m` event) the recorder writes when it sends a late answer to the OSC 7501 query
+ * (`record --answer-delay`), at the time it is sent: the header is written before the session,
+ * so it cannot say whether the answer went out before the program ended; these markers do.
+ * A query with no such marker was never answered.
+ */
+export const QUERY_ANSWERED_MARKER = "pstlab:query-answered";
 export const DEFAULT_SIZE = { cols: 120, rows: 32 };
 
 // The limits every reader applies, in one place, so a hostile or corrupt file ends in
