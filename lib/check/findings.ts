@@ -63,6 +63,10 @@ export const CHECKS = {
   },
   "hook-agree": { severity: "info", about: "hooks and protocol both say blocked within the tolerance (which first)" },
   "golden-missing": { severity: "violation", about: "a transition of the golden capture that this one lacks" },
+  "golden-none": {
+    severity: "violation",
+    about: "check --against DIR: no golden run for this cell in DIR (nothing to compare with)",
+  },
   "golden-extra": { severity: "violation", about: "a transition this capture has and the golden lacks" },
   "golden-timing": {
     severity: "warning",

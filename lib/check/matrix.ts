@@ -190,7 +190,10 @@ const allFindings = (c: CellResult) => [...c.findings, ...c.runs.flatMap((r) => 
 function cellOwn(c: CellResult): string[] {
   const n = new Map<string, number>();
   for (const f of c.findings) n.set(f.check, (n.get(f.check) ?? 0) + 1);
-  return [...n].map(([k, v]) => `${k} (medians)${v > 1 ? ` ×${v}` : ""}`);
+  // golden-none is about the golden folder, not the runs' medians: its own words.
+  return [...n].map(([k, v]) =>
+    k === "golden-none" ? "golden-none (no golden run for this cell)" : `${k} (medians)${v > 1 ? ` ×${v}` : ""}`
+  );
 }
 
 const ms = (s: number | null) => (s === null ? "—" : `${Math.round(s * 1000)} ms`);
@@ -211,15 +214,20 @@ function latencySummary(c: CellResult): string {
   return `median ${ms(s.median)}, p95 ${ms(s.p95)}, max ${ms(s.max)}, spread ${ms(s.spread)} (${s.samples})`;
 }
 
+/** The CHECK column: check's verdict on the cell (its exit status 0 or 1 in JSON's `exit`). */
+const verdictWord = (exit: number) => (exit === 0 ? "pass" : "FAIL");
+
 const COLOR = { 0: "32", 1: "1;31" } as Record<number, string>;
 
 export function renderMatrixText(m: MatrixRun, color = false, detail = false): string {
-  const rows = [["CELL", "EXIT", "V/W/I", "QUERY", "LATENCY", "FINDINGS"]];
+  // CHECK is check's verdict on the cell, not the recorded program's exit code (a program that
+  // exits 0 can fail the cell): "EXIT" read as the latter.
+  const rows = [["CELL", "CHECK", "V/W/I", "QUERY", "LATENCY", "FINDINGS"]];
   for (const c of m.cells) {
     const n = counts(allFindings(c));
     rows.push([
       cellLabel(c.cell),
-      String(c.exit),
+      verdictWord(c.exit),
       `${n.violation}/${n.warning}/${n.info}`,
       [...new Set(c.runs.map((r) => r.query))].join("; "),
       latencySummary(c),
@@ -230,12 +238,15 @@ export function renderMatrixText(m: MatrixRun, color = false, detail = false): s
   const out = rows.map((r, j) =>
     r.map((x, i) => {
       const cell = i === r.length - 1 ? disarm(x) : disarm(x).padEnd(widths[i]);
-      return j > 0 && i === 1 ? paint(color, COLOR[Number(x)] ?? "0", cell) : cell;
+      return j > 0 && i === 1 ? paint(color, x === "pass" ? COLOR[0] : COLOR[1], cell) : cell;
     }).join("  ").trimEnd()
   );
   if (detail) {
     for (const c of m.cells) {
-      if (c.findings.length) out.push("", `${cellLabel(c.cell)}: the runs' medians`);
+      if (c.findings.length) {
+        const what = c.findings.every((f) => f.check === "golden-none") ? "the golden folder" : "the runs' medians";
+        out.push("", `${cellLabel(c.cell)}: ${what}`);
+      }
       for (const f of c.findings) out.push(`  ${f.severity.padEnd(9)} ${f.check}: ${disarm(f.message)}`);
       for (const r of c.runs) {
         out.push("", `${cellLabel(c.cell)}: ${disarm(r.capture)}`);
@@ -318,7 +329,9 @@ export function renderMatrixJson(m: MatrixRun): string {
 
 export function renderMatrixJunit(m: MatrixRun): string {
   const cases = m.cells.map((c) => {
-    const fs = c.findings.map((f) => `medians: ${f.severity} ${f.check}: ${f.message}`).concat(
+    const fs = c.findings.map((f) =>
+      `${f.check === "golden-none" ? "golden" : "medians"}: ${f.severity} ${f.check}: ${f.message}`
+    ).concat(
       c.runs.flatMap((r, i) =>
         r.check.findings.map((f) =>
           `${c.runs.length > 1 ? `run ${i + 1}: ` : ""}${f.severity} ${f.check}: ${f.message}`
@@ -353,14 +366,14 @@ export function renderMatrixMarkdown(m: MatrixRun): string {
       m.repeat > 1 ? ` (${m.repeat} runs each)` : ""
     }**`,
     "",
-    "| Cell | Exit | Query | Latency | Findings |",
+    "| Cell | Check | Query | Latency | Findings |",
     "|:---|---:|:---|:---|:---|",
   ];
   for (const c of m.cells) {
     out.push(
-      `| ${mdCode(cellLabel(c.cell))} | ${c.exit} | ${md([...new Set(c.runs.map((r) => r.query))].join("; "))} | ${
-        md(latencySummary(c))
-      } | ${md(findingsSummary(c))} |`,
+      `| ${mdCode(cellLabel(c.cell))} | ${verdictWord(c.exit)} | ${
+        md([...new Set(c.runs.map((r) => r.query))].join("; "))
+      } | ${md(latencySummary(c))} | ${md(findingsSummary(c))} |`,
     );
   }
   out.push(

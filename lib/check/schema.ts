@@ -88,7 +88,11 @@ export const MATRIX_JSON_SCHEMA = {
           properties: Object.fromEntries(DIMENSION_ORDER.map((d) => [d, str])),
         },
         name: { type: "string", pattern: "^[A-Za-z0-9._-]+$" },
-        exit: { enum: [0, 1] },
+        exit: {
+          enum: [0, 1],
+          description:
+            "check's verdict on this cell as an exit status: 0 passed, 1 failed (the text CHECK column). Not the recorded program's exit code",
+        },
         findings: { type: "array", items: FINDING },
         capture: str,
         query: str,

@@ -198,7 +198,7 @@ async function againstGoldenDir(dir: string, name: string, runs: CellRun[], o: C
   if (!files.length) {
     return [
       finding(
-        "golden-missing",
+        "golden-none",
         0,
         0,
         `no golden run for this cell in ${dir} (expected ${name}.cast or ${name}.rN.cast)`,

@@ -190,8 +190,9 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY, "-o", out];
     const text = cli([...args, "--", e]);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^CELL +EXIT/);
-    assert.match(text.stdout, /query=none +0 +0\/0\/1 +not asked/);
+    // CHECK is check's verdict, not the program's exit code (issue: "EXIT" read as the latter).
+    assert.match(text.stdout, /^CELL +CHECK +V\/W\/I/);
+    assert.match(text.stdout, /query=none +pass +0\/0\/1 +not asked/);
     assert.match(text.stdout, /check --matrix passed: 0 of 2 cells failed/);
     const junit = cli([...args, "--format", "junit", "--", e]);
     const py = spawnSync("python3", [
@@ -206,7 +207,19 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       /\nquery=none: .*query-none\.cast\n {2}info +0\.00 s +query: 2 reports although the terminal did not answer/,
     );
     const md = cli([...args, "--format", "markdown", "--", e]);
-    assert.match(md.stdout, /\| `query=none` \| 0 \|/);
+    assert.match(md.stdout, /\| Cell \| Check \|/);
+    assert.match(md.stdout, /\| `query=none` \| pass \|/);
+    // A golden folder with no run for these cells: its own words, not "golden-missing (medians)".
+    const gold = fs.mkdtempSync(path.join(dir, "gold-"));
+    fs.writeFileSync(path.join(gold, "query-other.cast"), "");
+    const none = cli([...args, "--detail", "--against", gold, "--", e]);
+    assert.equal(none.code, 1, none.stderr);
+    assert.match(none.stdout, /query=none +FAIL .*golden-none \(no golden run for this cell\)/);
+    assert.doesNotMatch(none.stdout, /golden-missing|\(medians\)/);
+    assert.match(
+      none.stdout,
+      /query=none: the golden folder\n +violation golden-none: no golden run for this cell in /,
+    );
   });
 });
 

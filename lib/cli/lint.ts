@@ -4,14 +4,14 @@
 import { defineCommand, err, ExitCode, out } from "./common.ts";
 import { AT_LEAST_ONE_FILE, flag, inputFile } from "./options.ts";
 import { BUNDLED, resolveManifest } from "../detect/bundled.ts";
-import { type Finding, lintManifest, type LintScreen, unrunnablePatterns } from "../detect/lint.ts";
+import { type Finding, lintManifest, type LintScreen, unrunnableRules } from "../detect/lint.ts";
 import { ManifestError } from "../errors.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { Observer } from "../detect/observer.ts";
 import { parseSnapshotLabels, type SnapshotLabel } from "../score/snapshots.ts";
 import { chooseManifest } from "../detect/choose.ts";
-import type { Manifest } from "../detect/manifest.ts";
+import { loadManifest, type Manifest } from "../detect/manifest.ts";
 import { disarm } from "../text.ts";
 import { summaryOf } from "./commands.ts";
 
@@ -93,8 +93,18 @@ function lintOne(spec: string, corpus: { label: SnapshotLabel; screen: LintScree
   } catch (e) {
     if (!(e instanceof ManifestError)) throw e;
     const text = BUNDLED[spec] ?? readTextFile(spec);
-    const patterns = unrunnablePatterns(text);
-    return patterns.length ? patterns : [{ level: "error", rule: null, message: e.message }];
+    const { findings, rest } = unrunnableRules(text);
+    if (!findings.length) return [{ level: "error", rule: null, message: e.message }];
+    if (rest === null) return findings;
+    // The loader stopped at the first unrunnable pattern: lint every other rule too, so one
+    // run reports every problem (a duplicate rule next to a backreference, say).
+    try {
+      m = loadManifest(rest!, spec, spec);
+    } catch (e2) {
+      if (!(e2 instanceof ManifestError)) throw e2;
+      return [...findings, { level: "error", rule: null, message: e2.message }];
+    }
+    return [...findings, ...lintManifest(m, corpus ? screensFor(m, corpus) : null)];
   }
   return lintManifest(m, corpus ? screensFor(m, corpus) : null);
 }

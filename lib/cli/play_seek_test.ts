@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { Player } from "../../replay/player.ts";
 import { visibleRows } from "../../replay/side_by_side.ts";
 import { LabelFile } from "../../replay/label_file.ts";
+import { forgetInputs } from "../inputs.ts";
 import type { Event } from "../recording/model.ts";
 import { MAIN, runtimeArgv, tmpDir, tmuxSession, which, writeTmp } from "../testkit.ts";
 
@@ -87,6 +88,8 @@ describe("the player seeks", () => {
 
 describe("labels while watching", () => {
   test("x deletes the nearest label, not only the last; around() marks the one in force; each change is on disk", () => {
+    // Other tests in this process noted their inputs (the output gate's registry); a reused inode must not read as one.
+    forgetInputs();
     const f = writeTmp(dir, "near.tsv", "# hand labels\n0\tidle\n10\tworking\n");
     const l = new LabelFile(f);
     l.key("p", 20);

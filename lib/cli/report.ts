@@ -29,7 +29,7 @@ import {
 } from "./options.ts";
 import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
-import { canonicalIfValid, defaultDetectorNames, sameDetector } from "../detect/kinds.ts";
+import { canonicalIfValid, defaultDetectorNames, namesRow, sameDetector } from "../detect/kinds.ts";
 import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
@@ -335,16 +335,22 @@ const budgetNote = `not embedded: the page's player budget (${
 } MB of recordings) was spent on the captures above; --player first for a lighter page, or pstlab play FILE`;
 
 /** `--gate` names must be detectors of the run (or one `auto` becomes): a typo must not pass CI silently. */
-function checkGate(gate: Gate | null, detectors: string[]): void {
-  const badGate = gate?.detectors.find((g) => !detectors.some((d) => sameDetector(g, d)));
+function checkGate(gate: Gate | null, failOn: string[], detectors: string[]): void {
+  // Before the analysis: a name no asked detector builds (`auto` on either side stands for any manifest).
+  const known = (g: string) => detectors.some((d) => sameDetector(g, d) || namesRow(g, d));
+  const badGate = gate?.detectors.find((g) => !known(g));
   if (badGate) {
     throw new UsageError(`report: --gate ${badGate} is not a detector of this run (${detectors.join(", ")})`);
+  }
+  const badWorse = failOn.find((g) => g !== "all" && !known(g));
+  if (badWorse) {
+    throw new UsageError(`report: --fail-on-worse ${badWorse} is not a detector of this run (${detectors.join(", ")})`);
   }
 }
 
 /** After pooling: a gate on a name no summary has, or on the report's own truth, is refused. */
 function checkGateAfter(gate: Gate | null, report: Report): void {
-  const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => s.detector === d));
+  const unknownGate = gate?.detectors.find((d) => !report.summaries.some((s) => namesRow(d, s.detector)));
   if (unknownGate) {
     throw new UsageError(
       `report: --gate ${unknownGate} is not a detector of this run (${
@@ -354,7 +360,7 @@ function checkGateAfter(gate: Gate | null, report: Report): void {
   }
   // Gating the truth against itself always passes: a gate that cannot fail is refused.
   const selfGraded = gate?.detectors.find((d) =>
-    report.summaries.some((s) => s.detector === d && s.truthFiles >= report.files.length)
+    report.summaries.some((s) => namesRow(d, s.detector) && s.truthFiles >= report.files.length)
   );
   if (selfGraded) {
     throw new UsageError(
@@ -408,7 +414,8 @@ export const command = defineCommand(spec, async (p) => {
   if (truth === "labels" && !v.labels) throw new UsageError("report: --truth labels needs --labels FILE");
   const tolerance = merged ? merged.labelTolerance : labelTolerance(v);
   const gate = gateFrom(v);
-  checkGate(gate, detectors);
+  const failOn = (v["fail-on-worse"] ?? []).map((d) => (d === "all" ? d : canonicalIfValid(d)));
+  checkGate(gate, failOn, detectors);
   // The baseline is read (and a malformed one refused) before the analysis, not after
   // minutes of it; whether its detectors are this run's is known once `auto` has pooled.
   const baseline = v.baseline ? parseBaseline(readCapped(v.baseline), v.baseline) : null;
@@ -422,10 +429,11 @@ export const command = defineCommand(spec, async (p) => {
   const report = buildReport(files, gate, reproduceArgv(p.argv, format), {
     labelTolerance: tolerance,
     baseline: baseline
-      ? { doc: baseline, tolerance: v["worse-tolerance"] ?? DEFAULT_WORSE_TOLERANCE, failOn: v["fail-on-worse"] ?? [] }
+      ? { doc: baseline, tolerance: v["worse-tolerance"] ?? DEFAULT_WORSE_TOLERANCE, failOn }
       : undefined,
   });
   checkGateAfter(gate, report);
+  if (report.baseline?.otherFiles) err(`pstlab: warning: ${disarm(report.baseline.otherFiles)}\n`);
   const targets = outputs(v, format);
   const ctx: RenderContext = {
     perFile: v["per-file"],

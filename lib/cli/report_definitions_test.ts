@@ -213,6 +213,45 @@ describe("--baseline", () => {
       0,
     );
   });
+  test("a baseline made from other files is said (paths and sha256); FAIL only with --fail-on-worse", () => {
+    // old.json was made from earlier.cast: comparing defs.cast with it compares other captures.
+    for (const format of ["table", "markdown", "junit"]) {
+      const r = cli(["report", capture, "--detectors", DET, "--baseline", old, "--format", format]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /warning: --baseline .*old\.json was made from other files.*only here: .*defs\.cast \(sha256 [0-9a-f]{12}\); only in the baseline: .*earlier\.cast \(sha256 [0-9a-f]{12}\)/,
+      );
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.doesNotMatch(r.stdout, /FAIL|<failure/, format);
+    }
+    // The same file: no warning.
+    const same = `${dir}/same.json`;
+    assert.equal(cli(["report", capture, "--detectors", DET, "-o", same]).code, 0);
+    const r = cli(["report", capture, "--detectors", DET, "--baseline", same]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr + r.stdout, /other files/);
+  });
+  test("--gate and --fail-on-worse NAME with auto name the detector auto resolved to; unknown names fail first", () => {
+    const det = "screen:auto@50ms,question";
+    const base = `${dir}/auto.json`;
+    const second = writeTmp(dir, "defs2.cast", cast(EVENTS));
+    assert.equal(cli(["report", capture, second, "--detectors", det, "-o", base]).code, 0);
+    const run = (extra: string[]) => cli(["report", capture, second, "--detectors", det, "--baseline", base, ...extra]);
+    for (const flag of [["--fail-on-worse"], ["--max-missed", "99", "--gate"]]) {
+      const ok = run([...flag, "screen:auto@50ms"]);
+      assert.equal(ok.code, 0, `${flag.join(" ")}: ${ok.stderr}`);
+      // A name no detector of the run has is refused before the files are analysed.
+      const bad = run([...flag, "screen:auto@700ms"]);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, /screen:auto@700ms is not a detector of this run/);
+      assert.doesNotMatch(bad.stderr, /analys/);
+    }
+    // The gate applies to the row auto resolved to (generic misses these claude prompts).
+    const g = run(["--gate", "screen:auto@50ms", "--max-missed", "0"]);
+    assert.equal(g.code, 1, g.stderr + g.stdout);
+    assert.match(g.stderr, /screen:generic@50ms: missed 6 > 0/);
+  });
   test("a baseline of other detectors or other definitions is refused in one line", () => {
     const other = cli(["report", capture, "--detectors", "question", "--baseline", old]);
     assert.equal(other.code, 2);

@@ -342,6 +342,21 @@ export function sameDetector(name: string, asked: string): boolean {
   return canonicalName({ ...a, manifest: b.manifest === AUTO ? AUTO : a.manifest }) === canonicalName(b);
 }
 
+/**
+ * Whether a name the user gave (`--gate`, `--fail-on-worse`) names a report row: the same
+ * detector, or, when the user's name says `auto`, the detector auto resolved to (per file:
+ * `screen:auto@50ms` is the row `screen:generic@50ms` when every file chose generic, and the
+ * pooled row `screen:auto@50ms` when files chose differently).
+ */
+export function namesRow(given: string, row: string): boolean {
+  if (canonicalIfValid(given) === canonicalIfValid(row)) return true;
+  try {
+    return usesAuto(given) && sameDetector(row, given);
+  } catch {
+    return false; // a name that does not parse names no row
+  }
+}
+
 /** The canonical spelling of a name that parses; any other text as it is (its error comes later). */
 export function canonicalIfValid(name: string): string {
   try {

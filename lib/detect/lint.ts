@@ -6,7 +6,7 @@
 // menus the corpus shows, patterns case-sensitive where the corpus shows the program's
 // wording in another case, and what the regex runner will do with each pattern.
 
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { evaluate, type Gate, type Manifest, type Matcher, type Rule } from "./manifest.ts";
 import { parseRegion, type Region, type RegionName, type RegionSource } from "./regions.ts";
 import { compilePattern, FAST_PATH_STEPS, type Pattern, RegexError } from "../regex/pattern.ts";
@@ -252,13 +252,23 @@ export function lintManifest(m: Manifest, screens: LintScreen[] | null = null): 
  * loader stops at the first). Empty when the text is not TOML or has no such pattern.
  */
 export function unrunnablePatterns(text: string): Finding[] {
+  return unrunnableRules(text).findings;
+}
+
+/**
+ * The unrunnable patterns, and the manifest's text without the rules that have them (null when
+ * there are none, or the text is not TOML): the loader stops at the first pattern it cannot
+ * run, so the rest of the manifest is linted from this text and every problem is reported.
+ */
+export function unrunnableRules(text: string): { findings: Finding[]; rest: string | null } {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch {
-    return [];
+    return { findings: [], rest: null };
   }
   const out: Finding[] = [];
+  const bad = new Set<number>();
   const rules = Array.isArray(doc.rules) ? doc.rules : [];
   rules.forEach((raw, i) => {
     if (typeof raw !== "object" || raw === null) return;
@@ -271,6 +281,7 @@ export function unrunnablePatterns(text: string): Finding[] {
         } catch (e) {
           if (!(e instanceof RegexError)) throw e;
           out.push({ level: "error", rule: id, message: `${JSON.stringify(v)}: ${e.message}` });
+          bad.add(i);
         }
       } else if (Array.isArray(v)) v.forEach((x) => walk(x, field));
       else if (typeof v === "object" && v !== null) {
@@ -281,5 +292,8 @@ export function unrunnablePatterns(text: string): Finding[] {
     };
     walk(raw, "");
   });
-  return out;
+  const kept = rules.filter((_, i) => !bad.has(i));
+  if (!bad.size || !kept.length) return { findings: out, rest: null };
+  const rest = stringifyToml({ ...doc, rules: kept });
+  return { findings: out, rest };
 }

@@ -217,6 +217,37 @@ describe("pstlab lint", () => {
     ]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /bad\.toml: error: rule "x": "\(a\)\\\\1": /);
+    // Every problem of every rule, not only the unrunnable pattern the loader stopped at: one
+    // rule no engine can run beside each other kind of problem (a table: the class, not one case).
+    const BACK = `[[rules]]\nid = "back"\nstate = "blocked"\nany = ['(a)\\1']\n`;
+    const cases: [string, string, RegExp][] = [
+      [
+        "duplicate",
+        `style = "first-match"\n${BACK}[[rules]]\nid = "a"\nstate = "idle"\nany = ['x']\n[[rules]]\nid = "b"\nstate = "idle"\nany = ['x']\n`,
+        /^error b: can never win: the same region and matchers as "a"/,
+      ],
+      [
+        "catch-all first",
+        `style = "first-match"\n${BACK}[[rules]]\nid = "all"\nstate = "idle"\nany = ['']\n[[rules]]\nid = "late"\nstate = "working"\nany = ['y']\n`,
+        /^error late: can never win: "all" is evaluated first/,
+      ],
+      [
+        "exponential pattern",
+        `style = "first-match"\n${BACK}[[rules]]\nid = "nested"\nstate = "working"\nany = ['(?:a+)+$']\n`,
+        /^warning nested: .*exponentially/,
+      ],
+      [
+        "a second load error",
+        `style = "first-match"\n${BACK}[[rules]]\nid = "s"\nstate = "sleepy"\nany = ['z']\n`,
+        /^error null: .*state must be idle, working, blocked or unknown/,
+      ],
+    ];
+    for (const [name, text, other] of cases) {
+      const j = JSON.parse(cli(["lint", writeTmp(dir, `both-${name.replace(/ /g, "-")}.toml`, text), "--json"]).stdout);
+      const got = (j.manifests[0].findings as Finding[]).map((f) => `${f.level} ${f.rule}: ${f.message}`);
+      assert.ok(got.some((g) => /^error back: .*backreferences/.test(g)), `${name}: ${got.join(" | ")}`);
+      assert.ok(got.some((g) => other.test(g)), `${name}: ${got.join(" | ")}`);
+    }
     const m = cli(["lint", path.join(dir, "nope.toml")]);
     assert.equal(m.code, 2);
     assert.equal(m.stderr.trim().split("\n").length, 1);

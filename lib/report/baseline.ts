@@ -7,10 +7,13 @@ import type { Summary } from "../score/metrics.ts";
 import { InputError, UsageError } from "../errors.ts";
 import { parseForeign, validator } from "../foreign_json.ts";
 import { REPORT_JSON_SCHEMA, REPORT_SCHEMA_VERSION } from "./schema.ts";
+import { namesRow } from "../detect/kinds.ts";
 
 /** What a baseline report must hold (a `report --format json`, also of a merged run). */
 export interface BaselineDoc {
   file: string;
+  /** The captures the baseline was made from (the report JSON's inputs). */
+  inputs: { path: string; sha256: string }[];
   detectors: {
     name: string;
     latency_s: { median: number | null; max: number | null };
@@ -79,6 +82,8 @@ export interface Comparison {
   checked: string[];
   /** `--fail-on-worse` detectors that got worse, with what got worse. */
   failures: { detector: string; worse: Measure[] }[];
+  /** Set when the baseline was made from other captures (otherFiles). */
+  otherFiles?: string | null;
 }
 
 type Measured = Pick<Summary, "missed" | "carried"> & {
@@ -152,18 +157,43 @@ export function compare(
       })`,
     );
   }
-  const bad = failOn.find((d) => d !== "all" && !names.includes(d));
+  // `screen:auto@50ms` names the row auto resolved to (screen:generic@50ms when every file chose generic).
+  const bad = failOn.find((d) => d !== "all" && !names.some((n) => namesRow(d, n)));
   if (bad) throw new UsageError(`report: --fail-on-worse ${bad} is not a detector of this run (${names.join(", ")})`);
   const detectors = summaries.map((s) => {
     const was = fromBaseline(old.get(s.detector)!), is = fromSummary(s);
     return { detector: s.detector, changes: MEASURES.map((m) => change(m, was, is, tolerance)) };
   });
-  const checked = names.filter((n) => failOn.includes("all") || failOn.includes(n));
+  const checked = names.filter((n) => failOn.includes("all") || failOn.some((d) => namesRow(d, n)));
   const failures = detectors
     .filter((d) => checked.includes(d.detector))
     .map((d) => ({ detector: d.detector, worse: d.changes.filter((c) => c.verdict === "worse").map((c) => c.measure) }))
     .filter((f) => f.worse.length > 0);
   return { file: baseline.file, tolerance, detectors, checked, failures };
+}
+
+/**
+ * The captures of this run and of the baseline that have no counterpart on the other side (a
+ * capture counts as the same when its path or its sha256 is: a re-recorded corpus keeps its
+ * paths, a moved one its contents), as one warning; null when the two cover the same files.
+ * A baseline of other files compares other corpora: every row moves for reasons no build made.
+ */
+export function otherFiles(files: { path: string; sha256: string }[], baseline: BaselineDoc): string | null {
+  const same = (a: { path: string; sha256: string }, b: { path: string; sha256: string }) =>
+    a.path === b.path || (a.sha256 !== "" && a.sha256 === b.sha256);
+  const here = files.filter((f) => !baseline.inputs.some((b) => same(f, b)));
+  const there = baseline.inputs.filter((b) => !files.some((f) => same(f, b)));
+  if (!here.length && !there.length) return null;
+  const list = (fs: { path: string; sha256: string }[]) => {
+    const shown = fs.slice(0, 3).map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12) || "unknown"})`);
+    return shown.join(", ") + (fs.length > 3 ? ` and ${fs.length - 3} more` : "");
+  };
+  return `--baseline ${baseline.file} was made from other files, so the changes compare different captures (${
+    [
+      here.length ? `only here: ${list(here)}` : "",
+      there.length ? `only in the baseline: ${list(there)}` : "",
+    ].filter(Boolean).join("; ")
+  })`;
 }
 
 /** "+0.12 s worse", "−1 better", "=" — one cell of the comparison table. */

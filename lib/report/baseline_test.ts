@@ -28,6 +28,7 @@ function summary(detector: string, median: number, carried = 0, falseCount = 0):
 }
 const old: BaselineDoc = {
   file: "old.json",
+  inputs: [],
   detectors: [{
     name: "screen:claude@50ms",
     latency_s: { median: 0.1, max: 0.1 },

@@ -282,7 +282,9 @@ export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (st
   const comparison = r.baseline
     ? markup`\n<p>Compared with ${r.baseline.file} (durations: worse or better past ${
       r.baseline.tolerance.toFixed(2)
-    } s):</p>\n${table(baseHead, baseRows)}`
+    } s):</p>${r.baseline.otherFiles ? markup`\n<p class="fail">warning: ${r.baseline.otherFiles}</p>` : ""}\n${
+      table(baseHead, baseRows)
+    }`
     : "";
   const fails = failLines(r).map((l) => markup`\n<p class="fail">${l}</p>`);
   const notes = footnotes(r);

@@ -6,8 +6,8 @@ import { summarize, type Summary } from "../score/metrics.ts";
 import { SPEC_REVISION } from "../osc7501/limits.ts";
 import { VERSION } from "../version.ts";
 import { round6 } from "../text.ts";
-import { poolName } from "../detect/kinds.ts";
-import { type BaselineDoc, compare, type Comparison } from "./baseline.ts";
+import { namesRow, poolName } from "../detect/kinds.ts";
+import { type BaselineDoc, compare, type Comparison, otherFiles } from "./baseline.ts";
 
 export interface Gate {
   detectors: string[];
@@ -67,7 +67,7 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
   const gates: GateResult[] = [];
   if (gate) {
     for (const s of summaries) {
-      if (!gate.detectors.includes(s.detector)) continue;
+      if (!gate.detectors.some((g) => namesRow(g, s.detector))) continue;
       const failures: string[] = [];
       if (gate.maxMissed !== undefined && s.missed > gate.maxMissed) {
         failures.push(`missed ${s.missed} > ${gate.maxMissed}`);
@@ -92,7 +92,10 @@ export function buildReport(files: FileResult[], gate: Gate | null, argv: string
     gates,
     argv,
     baseline: opts.baseline
-      ? compare(summaries, opts.baseline.doc, opts.baseline.tolerance, opts.baseline.failOn)
+      ? {
+        ...compare(summaries, opts.baseline.doc, opts.baseline.tolerance, opts.baseline.failOn),
+        otherFiles: otherFiles(files, opts.baseline.doc),
+      }
       : null,
   };
 }

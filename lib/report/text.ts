@@ -50,6 +50,7 @@ export function renderTable(r: Report, opts: { color?: boolean; perFile?: boolea
   if (r.baseline) {
     const b = r.baseline;
     out.push("", `compared with ${disarm(b.file)} (durations: worse or better past ${b.tolerance.toFixed(2)} s):`);
+    if (b.otherFiles) out.push(paint(!!opts.color, "33", `warning: ${disarm(b.otherFiles)}`));
     out.push(...alignRows(baselineRows(r).map((cells) => cells.map(disarm)), RIGHT));
   }
   for (const line of failLines(r)) out.push(paint(!!opts.color, "31", disarm(line)));
@@ -126,6 +127,7 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
       `Compared with ${mdCode(r.baseline.file)} (durations: worse or better past ${
         r.baseline.tolerance.toFixed(2)
       } s):`,
+      ...(r.baseline.otherFiles ? ["", `**Warning:** ${mdEscape(r.baseline.otherFiles)}`] : []),
       "",
       `| ${head.join(" | ")} |`,
       `|:---|${head.slice(1).map(() => "---:").join("|")}|`,
