@@ -49,7 +49,8 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));
   const answersSent: number[] = [];
-  let exit: ProtocolLog["exit"] = null, overflow: ProtocolLog["overflow"] = null;
+  const exits: ProtocolLog["exits"] = [];
+  let overflow: ProtocolLog["overflow"] = null;
   const detectors = [
     createDetector("protocol", resolveManifest),
     createDetector(`screen:${chosen.name}@50ms`, resolveManifest),
@@ -62,7 +63,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
         tracker.feed(e.bytes, e.t);
         if (!overflow && tracker.store.size > MIN_TERMINAL_RECORDS) overflow = { t: e.t, count: tracker.store.size };
       } else if (e.kind === "exit") {
-        exit = { t: e.t, live: tracker.store.list() };
+        exits.push({ t: e.t, live: tracker.store.list() });
         tracker.exit(e.t);
       }
     },
@@ -78,7 +79,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   // What matters is a multiplexer *between* the program and pstlab, i.e. the recorded command.
   const multiplexer = multiplexerOf(rec.header.command ?? "");
   return {
-    log: { events, exit, overflow, queryAnswered, multiplexer, end },
+    log: { events, exits, overflow, queryAnswered, multiplexer, end },
     protocol: timelines[0],
     screen: timelines[1],
     hooks: timelines[2],

@@ -23,6 +23,11 @@ export interface PlayOptions {
    * or label the last moment; otherwise play() resolves at the end.
    */
   holdAtEnd?: boolean;
+  /**
+   * Paused on a marker (`pauseOnMarkers`): called with it, and with null when playback
+   * resumes, so the person sees why it stopped and where (the caller shows a status).
+   */
+  onMarkerPause?(marker: (Event & { kind: "marker" }) | null): void;
 }
 
 export interface PlayerState {
@@ -115,6 +120,8 @@ export class Player {
   private skipToMarker = false;
   private seekTo: number | null = null;
   private stepBack = false;
+  /** Paused by a marker (pauseOnMarkers) and not resumed since: its status is showing. */
+  private pausedOn = false;
   /** Index of the next event to apply. */
   private next = 0;
   /** The time of the last event (the end of playback). */
@@ -153,6 +160,10 @@ export class Player {
           break;
         }
         this.state.paused = !this.state.paused;
+        if (!this.state.paused && this.pausedOn) {
+          this.pausedOn = false;
+          this.o.onMarkerPause?.(null);
+        }
         break;
       case "step":
         if (!this.state.paused) {
@@ -294,6 +305,8 @@ export class Player {
         if (this.o.pauseOnMarkers && !this.state.paused) {
           this.reanchor(e.t);
           this.state.paused = true;
+          this.pausedOn = true;
+          this.o.onMarkerPause?.(e);
         }
       }
     }

@@ -13,8 +13,11 @@ const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u
 /** What the check reads of a capture's protocol side. */
 export interface ProtocolLog {
   events: ProtocolEvent[];
-  /** The records in force just before the program's exit event (null: no exit event). */
-  exit: { t: number; live: StoredRecord[] } | null;
+  /**
+   * The records in force just before each exit event, in order (empty: none). A capture
+   * of segments (`cat`, `record --append`) has one per run, each checked on its own.
+   */
+  exits: { t: number; live: StoredRecord[] }[];
   /** When live records first exceeded MIN_TERMINAL_RECORDS, and how many. */
   overflow: { t: number; count: number } | null;
   /** Whether the recorder answered the query (provenance), null when unknown. */
@@ -96,21 +99,22 @@ export function specLint(log: ProtocolLog): Finding[] {
       : `${pair} dropped [${g.code}: ${g.why}]`;
     out.push(finding("dropped-field", g.first, g.last, what + times));
   }
-  if (log.exit) {
-    const left = log.exit.live.filter((r) => r.state === "working" || r.state === "blocked");
+  for (const exit of log.exits) {
+    const left = exit.live.filter((r) => r.state === "working" || r.state === "blocked");
     if (left.length) {
       out.push(
         finding(
           "left-at-exit",
-          log.exit.t,
-          log.exit.t,
+          exit.t,
+          exit.t,
           `the program exited with ${
             left.map((r) => `${who(r.id)} ${r.state}`).join(", ")
           } (report done, error or idle before exiting)`,
         ),
       );
     }
-  } else if (reports > 0) {
+  }
+  if (log.exits.length === 0 && reports > 0) {
     out.push(finding("no-exit", log.end, log.end, "no exit event: the records left at exit are not checked"));
   }
   if (log.overflow) {

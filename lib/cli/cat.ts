@@ -20,7 +20,11 @@ export const spec = {
     ...INPUT_OPTIONS,
   },
   positionals: AT_LEAST_ONE_FILE,
-  notes: ["Each file starts where the previous one ended; the header is the first file's."],
+  notes: [
+    "Each file starts where the previous one ended; the header is the first file's.",
+    "Each file's exit event stays where it was: output after it starts a new segment, so",
+    "replay judges every file's run on its own (docs/fixture-format.md convention 5).",
+  ],
   examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
 };
 

@@ -96,6 +96,20 @@ type V = Values<typeof spec.options>;
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void; isTTY?: boolean };
 
 const show = (s: string | Uint8Array) => raw("play", s);
+
+/**
+ * The status line of a pause on a marker (--pause-on-markers), for the terminal's bottom
+ * row, or the bytes that clear it (label null). The label is capture text: sanitised,
+ * one line, cut to the width. The cursor is saved and restored around it, so the
+ * capture's own output goes on where it was.
+ */
+export function markerStatus(label: string | null, at: number, cols: number, rows: number): string {
+  const go = `\x1b7\x1b[${rows};1H\x1b[2K`;
+  if (label === null) return `${go}\x1b8`;
+  const text = [...`pstlab: paused at marker ${JSON.stringify(disarm(label))} (${at.toFixed(1)} s); space resumes`];
+  const fit = text.length > cols - 1 ? text.slice(0, Math.max(0, cols - 2)).join("") + "…" : text.join("");
+  return `${go}\x1b[7m${fit}\x1b[m\x1b8`;
+}
 const termSize = () => {
   const o = process.stdout as { columns?: number; rows?: number };
   return { cols: o.columns || 160, rows: o.rows || 48 };
@@ -302,6 +316,7 @@ export const command = defineCommand(spec, async (p) => {
   process.on("SIGHUP", onHup);
   process.on("SIGTERM", onTerm);
   process.on("exit", restore);
+  let markerShown = false;
   try {
     do {
       panel?.reset();
@@ -315,8 +330,23 @@ export const command = defineCommand(spec, async (p) => {
         onEvent: panel ? (e) => panel!.event(e) : (e) => e.kind === "output" && show(e.bytes),
         onReset: panel ? () => panel!.reset() : () => show("\x1b[!p\x1b[H\x1b[2J"),
         onTick: panel ? (vt, st) => panel!.draw(vt, st) : undefined,
+        onMarkerPause: (m) => {
+          markerShown = !!m;
+          const at = m ? clock.captureTime(m.t) : 0;
+          if (panel) panel.setNote(m ? `paused at marker ${JSON.stringify(disarm(m.label))} (${at.toFixed(1)} s)` : "");
+          else if (process.stdout.isTTY) {
+            const out = process.stdout as { columns?: number; rows?: number };
+            show(markerStatus(m ? m.label : null, at, out.columns ?? 80, out.rows ?? 24));
+          } else if (m) err(`pstlab: paused at marker ${JSON.stringify(disarm(m.label))} (${at.toFixed(1)} s)\n`);
+        },
       }, loaded.events);
       await player.play();
+      // Quit while paused on a marker: its status line does not outlive playback.
+      if (markerShown && !panel && process.stdout.isTTY) {
+        const o = process.stdout as { columns?: number; rows?: number };
+        show(markerStatus(null, 0, o.columns ?? 80, o.rows ?? 24));
+      }
+      markerShown = false;
       panel?.draw(player.vt(), player.state, true);
     } while (v.loop && !player.state.quit);
   } finally {

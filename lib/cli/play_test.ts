@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { keyFor, Player } from "../../replay/player.ts";
+import { markerStatus } from "./play.ts";
 import type { Event } from "../recording/model.ts";
 import { MAIN, runtimeArgv, tmpDir, which, writeTmp } from "../testkit.ts";
 
@@ -61,6 +62,35 @@ describe("play timing", () => {
     p.key("quit");
     await done;
     assert.deepEqual(seen, [0, 100, 150, 200]);
+  });
+  test("a pause on a marker is announced with its label, and the announcement cleared on resume", async () => {
+    const evs: Event[] = [
+      { t: 0, kind: "output", bytes: new Uint8Array([65]) },
+      { t: 0.01, kind: "marker", label: "truth:blocked" },
+      { t: 0.02, kind: "output", bytes: new Uint8Array([66]) },
+    ];
+    const said: (string | null)[] = [];
+    const p = new Player({
+      speed: 1,
+      pauseOnMarkers: true,
+      onEvent: () => {},
+      onMarkerPause: (m) => said.push(m ? m.label : null),
+    }, evs);
+    const done = p.play();
+    while (!p.state.paused) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(said, ["truth:blocked"]);
+    p.key("pause");
+    await done;
+    assert.deepEqual(said, ["truth:blocked", null]);
+  });
+  test("the marker status line: bottom row, cursor kept, label sanitised and cut to the width", () => {
+    const line = markerStatus("evil\x1b]0;pwned\x07\x1b[2J label", 12.34, 60, 30);
+    assert.ok(line.startsWith("\x1b7\x1b[30;1H\x1b[2K\x1b[7m") && line.endsWith("\x1b[m\x1b8"), JSON.stringify(line));
+    const text = line.slice("\x1b7\x1b[30;1H\x1b[2K\x1b[7m".length, -"\x1b[m\x1b8".length);
+    assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(text), JSON.stringify(text));
+    assert.ok([...text].length <= 59);
+    assert.match(text, /^pstlab: paused at marker "evil\\\\e\]0;pwned/);
+    assert.equal(markerStatus(null, 0, 60, 30), "\x1b7\x1b[30;1H\x1b[2K\x1b8");
   });
 });
 

@@ -96,4 +96,18 @@ describe("an exit ends a segment; output after it is the program running again",
     const v = detect(file, String(Math.round((exits[1] - 0.05) * 1000) / 1000), "question");
     assert.equal(v.state, "blocked", JSON.stringify(v));
   });
+  test("check on a cat of two runs: each run's exit is checked, the second run's unreported prompt is flagged", () => {
+    const a = path.join(dir, "run-a.cast"), b = path.join(dir, "run-b.cast"), ab = path.join(dir, "runs.cast");
+    const h = '{"version":2,"width":80,"height":24}\n';
+    fs.writeFileSync(a, h + '[0.1,"o","\\u001b]7501;state=working:id=a\\u001b\\\\busy\\r\\n"]\n[0.2,"x","0"]\n');
+    fs.writeFileSync(
+      b,
+      h + `[0.1,"o",${JSON.stringify("\x1b]7501;state=idle:id=b\x1b\\" + PROMPT)}]\n[2,"o",""]\n[2.1,"x","0"]\n`,
+    );
+    assert.equal(cli(["cat", a, b, "-o", ab]).code, 0);
+    const r = cli(["check", ab]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /0\.20 s +left-at-exit: the program exited with a working/);
+    assert.match(r.stdout, /prompt-unreported: the prompt shown 0\.30 s/);
+  });
 });
