@@ -145,7 +145,12 @@ interface Span {
 
 // An OSC 7501 or OSC 52 sequence, plain or inside tmux passthrough (every inner ESC
 // doubled per level): the introducer's ESCs, the code, the body, the terminator.
-const OSC = /(\x1b+)\](7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g;
+// The 8-bit form (C1 OSC U+009D … ST U+009C or BEL) too: pstlab's parser treats C1 as
+// payload, but a terminal emulator may not, so its bytes are scrubbed all the same.
+const OSC = [
+  /(\x1b+\])(7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g,
+  /(\u009d)(7501|52);([^\x07\x1b\x18\x1a\u009c]*)(\x07|\u009c)/g,
+];
 /** Values that are protocol vocabulary, not free text: never replaced. */
 const VOCABULARY = new Set(["state", "progress"]);
 const PLACEHOLDER_MAX = MAX_ID_SEGMENT_BYTES;
@@ -189,11 +194,11 @@ export class Redactor {
       }
       return v;
     };
-    const { env, ...rest } = h;
-    const out = deep(rest) as Header;
+    // Every string, env's names and its non-string values (envExtra) included: a name
+    // can carry a secret as well as a value can.
+    const out = deep(h) as Header;
     out.cols = h.cols;
     out.rows = h.rows;
-    if (env) out.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, deep(v) as string])); // env names are not secrets
     return out;
   }
 
@@ -363,18 +368,17 @@ export class Redactor {
     const { text, map } = decodeWithMap(joined);
     const spans: Span[] = [];
     if (isOutput) {
-      OSC.lastIndex = 0;
-      for (let m; (m = OSC.exec(text));) {
-        const [whole, esc, code, body, term] = m;
-        const counts: Partial<RedactStats> = {};
-        const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
-        if (scrubbed !== body) {
-          spans.push({
-            s: map[m.index],
-            e: map[m.index + whole.length],
-            with: te.encode(`${esc}]${code};${scrubbed}${term}`),
-            osc: counts,
-          });
+      for (const osc of OSC) {
+        osc.lastIndex = 0;
+        for (let m; (m = osc.exec(text));) {
+          const [whole, intro, code, body, term] = m;
+          const s = map[m.index], e = map[m.index + whole.length];
+          if (spans.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
+          const counts: Partial<RedactStats> = {};
+          const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
+          if (scrubbed !== body) {
+            spans.push({ s, e, with: te.encode(`${intro}${code};${scrubbed}${term}`), osc: counts });
+          }
         }
       }
     }
@@ -403,21 +407,59 @@ export class Redactor {
 const INVISIBLE =
   /\x1b\[[0-?]*[ -\/]*[@-~]|\u009b[0-?]*[ -\/]*[@-~]|(?:\x1b[\]P^_X]|[\u0090\u0098\u009d-\u009f])[^\x07\x1b\u009c]*(?:\x07|\x1b\\|\u009c)?|\x1b[ -\/]*[0-~]/g;
 
-/** The text with escape sequences skipped, and for each of its units the index in `text` it came from. */
+// Characters a terminal does not draw, so a secret split by them still reads whole on the
+// screen: C0 controls other than \t \n \r (and \b, which overwrites: below), DEL, C1, and
+// zero-width, bidi and other invisible formatting characters.
+const HIDDEN =
+  /[\x00-\x07\x0b\x0c\x0e-\x1f\x7f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/;
+const isHidden = (c: number) =>
+  c < 0x80
+    ? (c < 0x20 && c !== 9 && c !== 10 && c !== 13 && c !== 8) || c === 0x7f
+    : HIDDEN.test(String.fromCharCode(c));
+
+/**
+ * The text as a terminal displays it: escape sequences and invisible characters skipped,
+ * a character followed by a backspace dropped (the next one overwrites it); for each of
+ * its units, the index in `text` it came from. Typed arrays, not a unit per JS value: the
+ * window can be megabytes.
+ */
 export function visibleText(text: string): { visible: string; at: Uint32Array } {
+  const units = new Uint16Array(text.length);
   const at = new Uint32Array(text.length);
-  let visible = "";
-  let n = 0, pos = 0;
+  let n = 0;
   const keep = (from: number, to: number) => {
-    visible += text.slice(from, to);
-    for (let i = from; i < to; i++) at[n++] = i;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 8) {
+        // Backspace: the cursor goes back over the last character on this line.
+        if (n > 0 && units[n - 1] !== 10 && units[n - 1] !== 13) {
+          n--;
+          if (n > 0 && units[n] >= 0xdc00 && units[n] < 0xe000 && units[n - 1] >= 0xd800 && units[n - 1] < 0xdc00) n--;
+        }
+        continue;
+      }
+      // Tag characters and supplementary variation selectors (U+E0000–E01EF): invisible.
+      if (c === 0xdb40 && i + 1 < to) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d < 0xddf0) {
+          i++;
+          continue;
+        }
+      }
+      if ((c < 0x20 || c >= 0x7f) && isHidden(c)) continue;
+      units[n] = c;
+      at[n++] = i;
+    }
   };
+  let pos = 0;
   INVISIBLE.lastIndex = 0;
   for (let m; (m = INVISIBLE.exec(text));) {
     keep(pos, m.index);
     pos = m.index + m[0].length;
   }
   keep(pos, text.length);
+  let visible = "";
+  for (let k = 0; k < n; k += 8192) visible += String.fromCharCode(...units.subarray(k, Math.min(n, k + 8192)));
   return { visible, at: at.subarray(0, n) };
 }
 
