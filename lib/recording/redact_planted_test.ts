@@ -21,8 +21,15 @@ const te = new TextEncoder();
 const td = new TextDecoder();
 const PATTERN = compilePattern("sk-[A-Za-z0-9]{16}");
 
-function run(events: Event[]): Event[] {
-  const r = new Redactor({ patterns: [PATTERN], replace: "[REDACTED]", maxSecret: 4096 });
+function run(events: Event[], scanWindow?: number): Event[] {
+  // A tiny scan window (with a planted secret well under maxSecret) puts window edges
+  // everywhere: inside the secret, its wrapping sequences and OSC payloads.
+  const r = new Redactor({
+    patterns: [PATTERN],
+    replace: "[REDACTED]",
+    maxSecret: scanWindow ? 400 : 4096,
+    scanWindow,
+  });
   return [...events.flatMap((e) => r.push(e)), ...r.end()];
 }
 
@@ -74,7 +81,9 @@ test("a planted secret leaves no trace after redact, and a second pass finds not
       fc.array(fc.nat({ max: 40 }), { minLength: 1, maxLength: 8 }),
       fc.array(fc.nat({ max: WRAPS.length - 1 }), { minLength: 19, maxLength: 19 }),
       fc.nat({ max: 10 }),
-      (tail, how, filler, cuts, wraps, at) => {
+      fc.constantFrom(undefined, 1, 7, 64, 300),
+      fc.nat({ max: 1500 }),
+      (tail, how, filler, cuts, wraps, at, scanWindow, pad) => {
         const secret = `sk-${tail}`;
         let planted: string;
         if (how === "wrapped") {
@@ -88,7 +97,8 @@ test("a planted secret leaves no trace after redact, and a second pass finds not
           if (planted === secret) planted = secret.slice(0, 5) + HIDE[at % HIDE.length] + secret.slice(5);
         } else if (how === "split") planted = secret;
         else {
-          const b64 = encodeBase64(te.encode(`key ${secret} end`));
+          // Padded: an OSC payload longer than the scan windows' overlap.
+          const b64 = encodeBase64(te.encode(`${"p".repeat(pad % 700)} key ${secret} end`));
           let broken = "";
           for (let i = 0, k = 0; i < b64.length; k++) {
             const n = 1 + (cuts[k % cuts.length] % 12);
@@ -104,7 +114,9 @@ test("a planted secret leaves no trace after redact, and a second pass finds not
             ? `\u009d7501;state=working:msg=${broken}${st}`
             : `\x1b]7501;state=working:msg=${broken}\x1b\\`;
         }
-        const stream = te.encode([...filler.slice(0, at % filler.length), planted, ...filler].join(""));
+        const stream = te.encode(
+          ["y".repeat(pad), ...filler.slice(0, at % filler.length), planted, ...filler, "z".repeat(pad >> 1)].join(""),
+        );
         // Cut the stream into reads at random byte offsets (a secret across reads).
         const events: Event[] = [];
         let pos = 0, t = 0;
@@ -115,15 +127,15 @@ test("a planted secret leaves no trace after redact, and a second pass finds not
           pos = end;
         }
         if (pos < stream.length) events.push({ t: t + 0.01, kind: "output", bytes: stream.slice(pos) });
-        const out = run(events);
-        assert.deepEqual(traces(out, secret), [], JSON.stringify({ how, planted }));
+        const out = run(events, scanWindow);
+        assert.deepEqual(traces(out, secret), [], JSON.stringify({ how, planted, scanWindow }));
         const again = new Redactor({ patterns: [PATTERN], replace: "[REDACTED]" });
         for (const e of out) again.push(e);
         again.end();
         assert.equal(Object.values(again.stats).reduce((a, b) => a + b, 0), 0, "a second pass still matched");
       },
     ),
-    { numRuns: 300 },
+    { numRuns: 500 },
   );
 });
 
