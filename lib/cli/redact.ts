@@ -38,7 +38,7 @@ export const spec = {
   options: {
     pattern: repeated("REGEX", "a regular expression to scrub, Rust syntax as in manifests (repeatable)"),
     "env-values": flag(
-      `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than \${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
+      `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than ${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
     ),
     "allow-empty": flag(
       "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
