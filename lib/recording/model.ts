@@ -17,6 +17,8 @@ export interface Header {
   command?: string;
   title?: string;
   env?: Record<string, string>;
+  /** env entries whose values are not strings: not an environment, but in the file, so written back (and scrubbed by redact). */
+  envExtra?: Record<string, unknown>;
   tags?: string[];
   /** Our namespaced header key (`pstlab`): tool, spec revision, fixture schema, … */
   provenance?: Provenance;
