@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Buffer } from "node:buffer";
 import { cli, MAIN, ROOT, runtimeArgv, tmpDir, writeTmp } from "../testkit.ts";
 import { loadCommands } from "./commands.ts";
 import type { CommandDef } from "./options.ts";
@@ -310,4 +311,65 @@ describe("inputs are read once", () => {
     assert.equal(code, 0, "report waited on a second open of the FIFO");
     assert.match(fs.readFileSync(path.join(i.d, "r.html"), "utf8"), /not embedded: read from a pipe/);
   });
+});
+
+// Every long-running command stops at once on SIGINT/SIGTERM with 130/143 and leaves no
+// temp file: a handler armed by the gate used to be disarmed before a signal that came
+// during synchronous work was dispatched, and the runtime then dropped it (the run went on
+// and exited 0). "Started" is read from /proc: the child holds the big input open.
+describe("stopped by a signal while it works (a large capture)", {
+  skip: (!fs.existsSync("/proc/self/fd") && "needs /proc") || denoSignals,
+}, () => {
+  const d = fs.mkdtempSync(path.join(dir, "sig-"));
+  const header = CAST.subarray(0, CAST.indexOf(0x0a) + 1);
+  const line = '[0.001, "o", "building module 42 of 9000: compiling sources\\r\\n"]\n';
+  const big = path.join(d, "big.cast");
+  fs.writeFileSync(big, Buffer.concat([header, Buffer.from(line.repeat(500_000))]));
+  const RUNS: Record<string, string[]> = {
+    "report (stdout)": ["report", big, "--truth", "protocol"],
+    "report -o": ["report", big, "--truth", "protocol", "-o", "r.txt"],
+    "check (stdout)": ["check", big],
+    "check -o": ["check", big, "--format", "json", "-o", "c.json"],
+    "convert": ["convert", big, "-o", "v.cast"],
+    "redact": ["redact", big, "--pattern", "module", "-o", "x.cast"],
+    "trim": ["trim", big, "--to", "1000000", "-o", "t.cast"],
+    "cat": ["cat", big, big, "-o", "k.cast"],
+    "scan": ["scan", big],
+    "info": ["info", big],
+  };
+  const holds = (pid: number) => {
+    try {
+      return fs.readdirSync(`/proc/${pid}/fd`).some((f) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${f}`) === big;
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false;
+    }
+  };
+  for (const [name, args] of Object.entries(RUNS)) {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+      test(`${name} (${sig})`, async () => {
+        const w = fs.mkdtempSync(path.join(d, "w-"));
+        const [cmd, ...pre] = runtimeArgv();
+        const child = spawn(cmd, [...pre, MAIN, ...args], { cwd: w, stdio: ["ignore", "ignore", "pipe"] });
+        let err = "";
+        child.stderr!.on("data", (b) => (err += b));
+        const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+        let done = false;
+        exited.then(() => (done = true));
+        while (!done && !holds(child.pid!)) await new Promise((r) => setTimeout(r, 5));
+        assert.ok(!done, `finished before it could be signalled: ${err}`);
+        child.kill(sig);
+        const killer = setTimeout(() => child.kill("SIGKILL"), 20000);
+        const code = await exited;
+        clearTimeout(killer);
+        assert.equal(code, sig === "SIGTERM" ? 143 : 130, err);
+        assert.deepEqual(fs.readdirSync(w), [], "a temp file, lock or output was left");
+      });
+    }
+  }
 });
