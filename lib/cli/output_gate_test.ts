@@ -86,8 +86,14 @@ function writersInTables(): string[] {
   return found;
 }
 
-const hasOverwrite = (key: string) =>
-  !!(COMMANDS.find((c) => c.spec.name === key.split(" ")[0])!.spec.options as Record<string, unknown>).overwrite;
+// check's --overwrite is for its --script cells (it needs --script): not this output's.
+const hasOverwrite = (key: string) => {
+  const o = (COMMANDS.find((c) => c.spec.name === key.split(" ")[0])!.spec.options as Record<
+    string,
+    { requires?: readonly string[] }
+  >).overwrite;
+  return !!o && !o.requires?.length;
+};
 
 const snapshot = (files: string[]) => files.map((f) => fs.readFileSync(f).toString("base64"));
 const litter = (d: string) => fs.readdirSync(d).filter((f) => f.includes(".pstlab-"));
