@@ -2,7 +2,7 @@
 // and exit 2 for a UserError, exit 70 and no stack trace for a bug), and parsing a
 // command's option table with --help handled.
 
-import { noteInput } from "../recording/sink.ts";
+import { noteInput, refuseSameOutputs } from "../recording/sink.ts";
 import { BrokenPipe } from "../stdio.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, fileArguments, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
@@ -34,7 +34,9 @@ export function defineCommand<O extends Options>(
       const p = parseFlags(spec, argv);
       if (!p) return 0;
       // The output gate refuses to write over any of these (lib/recording/sink.ts).
-      for (const f of fileArguments(spec as unknown as CommandDef, p as Parsed<Options>).inputs) noteInput(f);
+      const files = fileArguments(spec as unknown as CommandDef, p as Parsed<Options>);
+      for (const f of files.inputs) noteInput(f);
+      refuseSameOutputs(files.outputs);
       return await body(p);
     },
   };

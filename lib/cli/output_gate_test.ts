@@ -148,6 +148,21 @@ describe("the output gate, over every command that writes", () => {
 
     if (REFUSALS_ONLY.has(key)) continue;
 
+    test(`${key}: a symlinked output is written through to its target; the link stays a link`, () => {
+      const i = inputs(key);
+      fs.mkdirSync(path.join(i.d, "tgt"));
+      const real = writeTmp(path.join(i.d, "tgt"), "real.out", "old\n");
+      const link = path.join(i.d, "lnk.out");
+      fs.symlinkSync("tgt/real.out", link);
+      const args = WRITERS[key](link, i).args;
+      if (hasOverwrite(key)) args.splice(1, 0, "--overwrite");
+      const r = cli(args, { cwd: i.d });
+      assert.ok(r.code === 0 || r.code === 1, `${args.join(" ")}: ${r.stderr}`);
+      assert.ok(fs.lstatSync(link).isSymbolicLink(), "the link was replaced by a file");
+      assert.notEqual(fs.readFileSync(real, "utf8"), "old\n", "the target was left stale");
+      assert.deepEqual([...litter(i.d), ...litter(path.join(i.d, "tgt"))], []);
+    });
+
     test(`${key}: a file replaced keeps its mode`, () => {
       const i = inputs(key);
       const existing = writeTmp(i.d, "existing.out", "old\n");
@@ -159,6 +174,32 @@ describe("the output gate, over every command that writes", () => {
       assert.notEqual(fs.readFileSync(existing, "utf8"), "old\n");
       assert.equal(fs.statSync(existing).mode & 0o777, 0o640);
       assert.deepEqual(litter(i.d), []);
+    });
+  }
+});
+
+describe("two outputs of one command line that are the same file are refused (by name, link, identity)", () => {
+  const cases: [string, (i: Inputs) => string[]][] = [
+    ["-o X --export-csv X", () => ["-o", "same.json", "--format", "json", "--export-csv", "same.json"]],
+    ["-o X --export-csv ./X", (i) => ["-o", "same.json", "--format", "json", "--export-csv", `${i.d}/./same.json`]],
+    ["--export-markdown X --export-html symlink-to-X", () => ["--export-markdown", "m.md", "--export-html", "sym.md"]],
+    ["-o X --export-json hard-link-of-X", () => ["-o", "h.json", "--format", "json", "--export-json", "hard.json"]],
+  ];
+  for (const [name, extra] of cases) {
+    test(`report ${name}`, () => {
+      const i = inputs(name);
+      fs.symlinkSync("m.md", path.join(i.d, "sym.md"));
+      writeTmp(i.d, "h.json", "");
+      fs.linkSync(path.join(i.d, "h.json"), path.join(i.d, "hard.json"));
+      const r = cli(["report", i.cast, "--labels", i.labels, ...extra(i)], { cwd: i.d });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^pstlab: .*: is (given twice as an output|the same file as the output .*); give each output its own file\n$/,
+      );
+      assert.doesNotMatch(r.stderr, /wrote/);
+      assert.equal(fs.readFileSync(path.join(i.d, "h.json"), "utf8"), "");
+      assert.ok(!fs.existsSync(path.join(i.d, "m.md")) && !fs.existsSync(path.join(i.d, "same.json")));
     });
   }
 });

@@ -22,9 +22,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeFsError, fsErrorCode } from "./source.ts";
 import { InputError } from "../errors.ts";
-import { refuseInput } from "../inputs.ts";
+import { refuseInput, writeTarget } from "../inputs.ts";
 
-export { noteInput, noteInputFd } from "../inputs.ts";
+export { noteInput, noteInputFd, refuseSameOutputs } from "../inputs.ts";
 import { BrokenPipe, forTerminal, type RawChannel, writeAllSync } from "../stdio.ts";
 export { BrokenPipe, writeAllSync } from "../stdio.ts";
 
@@ -193,6 +193,9 @@ export class OutputFile {
       out.terminal = !opts.raw;
       return out;
     }
+    // A symlinked output is written through to its target (the temp file beside the target,
+    // renamed onto it): renaming onto the link would replace the link and leave the target stale.
+    p = writeTarget(p);
     const first = statOrNull(p);
     if (first?.isDirectory()) throw new InputError(`${p}: is a directory`);
     // Every file target is locked before it is looked at: two writers given one name are
