@@ -94,3 +94,31 @@ describe("IN OUT commands: OUT or -o, `-` is stdout, nothing is a silent default
     });
   }
 });
+
+// An endless input of zero bytes sniffs as ttyrec (every header reads as an empty frame at
+// time 0): each reader of captures must give up on it with one line, not read for ever.
+describe("an endless input (/dev/zero) is refused, not read for ever", { skip: !fs.existsSync("/dev/zero") }, () => {
+  const out = tmpDir("pstlab-zero-");
+  after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const RUNS: Record<string, string[]> = {
+    info: ["info", "/dev/zero"],
+    scan: ["scan", "/dev/zero"],
+    report: ["report", "/dev/zero", "--truth", "protocol"],
+    check: ["check", "/dev/zero"],
+    convert: ["convert", "/dev/zero", path.join(out, "c.cast")],
+    redact: ["redact", "/dev/zero", "--pattern", "x", "-o", path.join(out, "r.cast")],
+    detect: ["detect", "/dev/zero"],
+  };
+  for (const [name, args] of Object.entries(RUNS)) {
+    test(name, () => {
+      const r = cli(args, { timeout: 60000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^pstlab: \/dev\/zero: frame 1024 \(byte 12276\): 1024 empty frames in a row: not a ttyrec/,
+      );
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.deepEqual(fs.readdirSync(out), []);
+    });
+  }
+});
