@@ -122,3 +122,14 @@ describe("an endless input (/dev/zero) is refused, not read for ever", { skip: !
     });
   }
 });
+
+// The simulated agent reads its terminal; at the end of its input (a closed terminal,
+// `</dev/null`) it exits instead of waiting (and spinning) for keys that never come.
+describe("sim exits at the end of its input", () => {
+  for (const args of [["--tasks", "0"], ["--tasks", "1", "--scale", "0.1"], ["--tasks", "2"]]) {
+    test(`sim ${args.join(" ")} </dev/null`, () => {
+      const r = cli(["sim", ...args], { input: "", timeout: 30000 });
+      assert.equal(r.code, 0, `exit ${r.code} (null: still running after 30 s): ${r.stderr}`);
+    });
+  }
+});
