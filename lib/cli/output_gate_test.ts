@@ -86,13 +86,14 @@ function writersInTables(): string[] {
   return found;
 }
 
-// check's --overwrite is for its --script cells (it needs --script): not this output's.
+// check's --overwrite is for its --script cells (it needs --script): not -o FILE's.
 const hasOverwrite = (key: string) => {
   const o = (COMMANDS.find((c) => c.spec.name === key.split(" ")[0])!.spec.options as Record<
     string,
     { requires?: readonly string[] }
   >).overwrite;
-  return !!o && !o.requires?.length;
+  // An --overwrite that needs this very output (demo's needs --record) is this output's.
+  return !!o && (!o.requires?.length || o.requires.includes(key.split(" --")[1]));
 };
 
 const snapshot = (files: string[]) => files.map((f) => fs.readFileSync(f).toString("base64"));
