@@ -7,7 +7,7 @@ import { UsageError } from "../errors.ts";
 import { parseDuration } from "../units.ts";
 import { type CheckName, CHECKS, counts, type FileCheck, type Finding } from "./findings.ts";
 import { median, percentile } from "../score/metrics.ts";
-import { disarm, mdCode, paint, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, mdCommand, paint, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const MATRIX_SCHEMA = 1;
@@ -378,9 +378,7 @@ export function renderMatrixMarkdown(m: MatrixRun): string {
   }
   out.push(
     "",
-    `<sub>pstlab ${VERSION} · reproduce: \`pstlab ${
-      m.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ")
-    }\`</sub>`,
+    `<sub>pstlab ${VERSION} · reproduce: ${mdCommand(["pstlab", ...m.argv])}</sub>`,
   );
   return out.join("\n") + "\n";
 }

@@ -3,6 +3,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
 import { sweepStale } from "../session/labels.ts";
 import { plural } from "../text.ts";
@@ -130,6 +131,27 @@ describe("sim exits at the end of its input", () => {
     test(`sim ${args.join(" ")} </dev/null`, () => {
       const r = cli(["sim", ...args], { input: "", timeout: 30000 });
       assert.equal(r.code, 0, `exit ${r.code} (null: still running after 30 s): ${r.stderr}`);
+    });
+  }
+});
+
+// The markdown "reproduce:" line is a command to paste: a file name with a backtick or a
+// quote must come back as itself from a shell, not as `?`.
+describe("markdown reproduce: lines paste back into a shell", () => {
+  const d = tmpDir("pstlab-repro-");
+  after(() => fs.rmSync(d, { recursive: true, force: true }));
+  const name = "b`<img src=x>`it's ``two``.cast";
+  fs.copyFileSync(path.join(ROOT, "fixtures/captures/sim-correct.cast"), path.join(d, name));
+  for (const args of [["report", name, "--format", "markdown"], ["check", name, "--format", "markdown"]]) {
+    test(args[0], () => {
+      const r = cli(args, { cwd: d });
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      const m = /reproduce: (`+) ?(.*?) ?\1<\/sub>/.exec(r.stdout);
+      assert.ok(m, r.stdout.slice(-400));
+      const sh = spawnSync("sh", ["-c", `for a in ${m[2].replace(/^pstlab /, "")}; do printf '%s\\n' "$a"; done`], {
+        encoding: "utf8",
+      });
+      assert.deepEqual(sh.stdout.split("\n").slice(0, -1), args);
     });
   }
 });
