@@ -326,6 +326,22 @@ describe("recordings", () => {
     assert.match(h.stderr, /^pstlab: recording to b\.cast.*\npstlab: record --hooks: cannot make a FIFO in .*\n$/);
     assert.ok(!fs.existsSync(path.join(i.d, "b.cast")));
   });
+  test("TMPDIR a folder where nothing can be made (/proc) or a file: the warning says so, not 'no such folder'", () => {
+    const i = inputs("tmpdir-proc");
+    const cases: [string, RegExp][] = [
+      ["/proc", /cannot make a FIFO in \/proc \(\$TMPDIR\): the folder exists but nothing can be made in it/],
+      [i.script, /cannot make a FIFO in .*script\.txt \(\$TMPDIR\): not a folder/],
+    ];
+    for (const [tmp, re] of cases) {
+      if (!fs.existsSync(tmp)) continue;
+      const r = cli(["record", "--headless", "--overwrite", "-o", "a.cast", "--", "sh", "-c", "echo hi"], {
+        cwd: i.d,
+        env: { TMPDIR: tmp },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, re);
+    }
+  });
   test("a lock taken by a live writer refuses a second --overwrite", () => {
     const i = inputs("lock");
     // A live process's pid in the lock: this test's own.
