@@ -41,7 +41,8 @@ export function renderCheckText(run: CheckRun, color = false): string {
   return out.join("\n") + "\n";
 }
 
-const jsonFinding = (f: Finding) => ({
+/** A finding as the check and matrix JSON carry it. */
+export const jsonFinding = (f: Finding) => ({
   check: f.check,
   severity: f.severity,
   start_s: round6(f.start),
