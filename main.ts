@@ -59,14 +59,9 @@ export async function main(argv: string[]): Promise<number> {
     err(`pstlab: unknown command "${name}" (see pstlab help)\n`);
     return 2;
   }
-  // Batch commands stop on SIGINT/SIGTERM (130/143, temp files removed) even when started
-  // with those signals ignored; the interactive ones handle their own.
-  if (!INTERACTIVE.has(name)) (await import("./lib/recording/sink.ts")).armStopSignals();
   const [{ runCommand }, cmd] = await Promise.all([import("./lib/cli/common.ts"), entry.load()]);
   return await runCommand(() => cmd.run(rest));
 }
-
-const INTERACTIVE = new Set(["record", "play", "sim", "demo", "screen", "status", "emit", "hook", "hooks"]);
 
 if (import.meta.main) {
   let code: number;
