@@ -8,7 +8,7 @@ import { parseDuration } from "../units.ts";
 import { type CheckName, CHECKS, counts, type FileCheck, type Finding } from "./findings.ts";
 import { jsonFinding } from "./render.ts";
 import { median, percentile } from "../score/metrics.ts";
-import { disarm, mdCode, paint, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, mdCommand, paint, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const MATRIX_SCHEMA = 1;
@@ -372,9 +372,7 @@ export function renderMatrixMarkdown(m: MatrixRun): string {
   }
   out.push(
     "",
-    `<sub>pstlab ${VERSION} · reproduce: \`pstlab ${
-      m.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ")
-    }\`</sub>`,
+    `<sub>pstlab ${VERSION} · reproduce: ${mdCommand(["pstlab", ...m.argv])}</sub>`,
   );
   return out.join("\n") + "\n";
 }

@@ -3,7 +3,7 @@
 // markdown for an issue, with the capture's hash and the exact command.
 
 import { type CheckName, type CheckRun, CHECKS, counts, exitCodeOf, type Finding, type Severity } from "./findings.ts";
-import { disarm, mdCode, paint, plural, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, mdCommand, paint, plural, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const CHECK_SCHEMA = 1;
@@ -147,9 +147,7 @@ export function renderCheckMarkdown(run: CheckRun): string {
     }
   }
   out.push(
-    `<sub>pstlab ${VERSION} · reproduce: \`pstlab ${
-      run.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ")
-    }\`</sub>`,
+    `<sub>pstlab ${VERSION} · reproduce: ${mdCommand(["pstlab", ...run.argv])}</sub>`,
   );
   return out.join("\n") + "\n";
 }

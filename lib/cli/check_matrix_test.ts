@@ -221,7 +221,8 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
   test("text, JUnit and markdown", () => {
     const e = emitter(`${STATUS}status state=working; sleep 0.2; status state=done\n`);
     const out = path.join(dir, "fmt");
-    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY, "-o", out];
+    // Run again and again into one folder: --overwrite (an earlier run's captures are refused without it).
+    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY, "-o", out, "--overwrite"];
     const text = cli([...args, "--", e]);
     assert.equal(text.code, 0, text.stderr);
     // CHECK is check's verdict, not the program's exit code (issue: "EXIT" read as the latter).
@@ -254,6 +255,39 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       none.stdout,
       /query=none: the golden folder\n +violation golden-none: no golden run for this cell in /,
     );
+  });
+});
+
+describe("check --matrix: an earlier run's captures and the golden folder are never written over", {
+  skip: onDeno && "one runtime only (see the top of this file)",
+}, () => {
+  test("a second run into one folder is refused without --overwrite; -o in or at --against always", () => {
+    const e = emitter(`${STATUS}status state=working; sleep 0.2; status state=done\n`);
+    const cells = path.join(dir, "cells");
+    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY];
+    const first = cli([...args, "-o", cells, "--", e]);
+    assert.equal(first.code, 0, first.stderr);
+    const golden = path.join(cells, "query-none.cast");
+    const before = fs.readFileSync(golden);
+    const again = cli([...args, "-o", cells, "--", e]);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /^pstlab: check --matrix: .*query-answered\.cast exists .*use --overwrite/);
+    assert.equal(again.stderr.trim().split("\n").length, 1, again.stderr);
+    for (const o of [cells, path.join(cells, "new"), path.join(cells, ".", "..", "cells")]) {
+      const self = cli([...args, "--against", cells, "--overwrite", "-o", o, "--", e]);
+      assert.equal(self.code, 2, self.stderr);
+      assert.match(self.stderr, /^pstlab: check: -o .* is (inside )?the --against folder /);
+    }
+    fs.symlinkSync(cells, path.join(dir, "cells-alias"));
+    const alias = cli([...args, "--against", path.join(dir, "cells-alias"), "-o", cells, "--", e]);
+    assert.equal(alias.code, 2, alias.stderr);
+    const file = cli([...args, "--against", golden, "--overwrite", "-o", cells, "--", e]);
+    assert.equal(file.code, 2, file.stderr);
+    assert.match(file.stderr, /query-none\.cast is the --against capture/);
+    assert.deepEqual(fs.readFileSync(golden), before);
+    assert.ok(!fs.existsSync(path.join(cells, "new")));
+    const replaced = cli([...args, "--overwrite", "-o", cells, "--", e]);
+    assert.equal(replaced.code, 0, replaced.stderr);
   });
 });
 

@@ -76,15 +76,7 @@ export class LabelChannel {
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
       dir = "";
       this.path = "";
-      const code = (e as { code?: string }).code;
-      const why = code === "ENOENT"
-        ? "no such folder"
-        : code === "EACCES" || code === "EPERM"
-        ? "permission denied"
-        : code === "EROFS"
-        ? "read-only file system"
-        : (e as Error).message;
-      this.unavailable = `cannot make a FIFO in ${os.tmpdir()} ($TMPDIR): ${why}`;
+      this.unavailable = `cannot make a FIFO in ${os.tmpdir()} ($TMPDIR): ${whyNoTempFolder(os.tmpdir(), e)}`;
     }
     this.dir = dir;
   }
@@ -142,4 +134,26 @@ export class LabelChannel {
     this.fd = -1;
     if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Why a temporary folder (and the FIFO in it) could not be made in `tmp`. ENOENT from
+ * mkdir means a missing parent, except on a special file system (/proc, /sys) that has
+ * the folder but makes nothing in it: said as such, not as "no such folder".
+ */
+export function whyNoTempFolder(tmp: string, e: unknown): string {
+  const code = (e as { code?: string }).code;
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.statSync(tmp);
+  } catch { /* missing */ }
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    if (!st) return "no such folder";
+    if (!st.isDirectory()) return "not a folder";
+    return "the folder exists but nothing can be made in it (a special file system such as /proc?)";
+  }
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EROFS") return "read-only file system";
+  if (code === "ENOSPC") return "no space left on device";
+  return (e as Error).message;
 }
