@@ -26,6 +26,7 @@ import { AUTO } from "../detect/choose.ts";
 import type { Event, Recording } from "../recording/model.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
+import { checkWindow, warnWindowPastEnd, watchEnd } from "./times.ts";
 import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
 
@@ -230,14 +231,20 @@ export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const path = p.positionals[0];
   if (path === "-" && v.loop) throw new UsageError("play: --loop needs a file, not stdin");
+  checkWindow("play", v.from, v.to);
   const window = { from: v.from ?? 0, to: v.to ?? Infinity };
   if (v.manifest && v.manifest !== AUTO) resolveManifest(v.manifest);
   const stdin = process.stdin as unknown as Stdin;
   const labelFile = v.label ? new LabelFile(v.label) : null;
   const rec = await openInput(path, v);
   const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
-  const loaded = await load(rec, window, limit);
+  const read = watchEnd(rec.events);
+  const loaded = await load({ ...rec, events: read.events }, window, limit);
   printWarnings(rec);
+  warnWindowPastEnd(rec.path, read.end(), v.from, v.to, {
+    from: "nothing to play but the screen at the end",
+    to: "playing to the end",
+  });
   const clock = new PlayClock(loaded, window.from);
   const tty = !!stdin.isTTY;
   let panel: SideBySide | null = v["side-by-side"] ? await sideBySide(rec, v, clock) : null;

@@ -35,4 +35,35 @@ describe("--at past the end: one warning line, exit 0; inside: none", () => {
   }
 });
 
-void out; // trim and play rows come once issue 22 has landed in trim.ts and play.ts
+let n = 0;
+/** Each command with --from/--to: how to run it with the given window flags. */
+const WINDOW_COMMANDS: [string, (flags: string[]) => string[]][] = [
+  ["trim", (f) => ["trim", CAPTURE, out(`clip${n++}.cast`), ...f]],
+  ["play", (f) => ["play", CAPTURE, "--speed", "1024", ...f]],
+];
+const warnings = (stderr: string) => stderr.split("\n").filter((l) => /warning/.test(l));
+
+describe("--from/--to: past the end is one warning line; --to before --from is exit 2", () => {
+  for (const [name, argv] of WINDOW_COMMANDS) {
+    test(name, () => {
+      const from = cli(argv(["--from", "50"]));
+      assert.equal(from.code, 0, from.stderr);
+      assert.equal(warnings(from.stderr).length, 1, from.stderr);
+      assert.match(
+        warnings(from.stderr)[0],
+        /^pstlab: warning: --from 50 s is past the end of .*sim-late\.cast \(20\.016 s\): /,
+      );
+      const to = cli(argv(["--from", "19", "--to", "1m"]));
+      assert.equal(to.code, 0, to.stderr);
+      assert.equal(warnings(to.stderr).length, 1, to.stderr);
+      assert.match(warnings(to.stderr)[0], /--to 60 s is past the end/);
+      const inside = cli(argv(["--from", "19", "--to", "20"]));
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.deepEqual(warnings(inside.stderr), []);
+      const back = cli(argv(["--from", "2", "--to", "1"]));
+      assert.equal(back.code, 2, back.stderr);
+      assert.match(back.stderr, new RegExp(`^pstlab: ${name}: --to \\(1\\) is before --from \\(2\\)`));
+      assert.equal(back.stderr.trim().split("\n").length, 1, back.stderr);
+    });
+  }
+});

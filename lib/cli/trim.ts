@@ -18,6 +18,7 @@ import { slice } from "../recording/transforms.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
+import { checkWindow, warnWindowPastEnd, watchEnd } from "./times.ts";
 
 export const spec = {
   name: "trim",
@@ -44,11 +45,16 @@ export const command = defineCommand(spec, async (p) => {
   if (sameFile(inPath, outPath)) throw new UsageError(`trim: refusing to write over the input ${inPath}`);
   const from = p.values.from ?? 0;
   const to = p.values.to ?? Infinity;
-  if (to < from) throw new UsageError(`trim: --to (${to}) is before --from (${from})`);
+  checkWindow("trim", p.values.from, p.values.to);
   const rec = await openInput(inPath, p.values);
   const o = openOutput(outPath, rec.header, p.values);
-  await writeAll(o, slice(rec.events, { from, to, keepPrelude: !!p.values["keep-prelude"] }));
+  const read = watchEnd(rec.events);
+  await writeAll(o, slice(read.events, { from, to, keepPrelude: !!p.values["keep-prelude"] }));
   printWarnings(rec);
+  warnWindowPastEnd(rec.path, read.end(), p.values.from, p.values.to, {
+    from: "nothing of the capture is in the clip",
+    to: "the clip ends at the end",
+  });
   summarize(outPath, o);
   return 0;
 });
