@@ -4,6 +4,7 @@
 // baseline, a shard) is guarded without the command having to remember it.
 
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { InputError } from "./errors.ts";
 
 /** dev:ino of every input named or opened by this command → the name it was given by. */
@@ -46,5 +47,55 @@ export function refuseInput(p: string, st: fs.Stats): void {
         input === p ? "" : `the same file as ${input}, `
       }an input of this command; write the output elsewhere`,
     );
+  }
+}
+
+/**
+ * Where a write to `p` lands: a symlink (a chain of them, dangling or not) is followed to
+ * its target, so the target is written and its identity checked, and the link stays a link.
+ */
+export function writeTarget(p: string): string {
+  for (let hops = 0; hops < 40; hops++) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return p; // missing: created where named (a dangling link's target included)
+    }
+    if (!st.isSymbolicLink()) return p;
+    p = path.resolve(path.dirname(p), fs.readlinkSync(p));
+  }
+  throw new InputError(`${p}: too many levels of symbolic links`);
+}
+
+/** The outputs of one command line are distinct files (by resolved path and by identity): `-o a --export-csv a` would write one over the other. */
+export function refuseSameOutputs(outputs: string[]): void {
+  const seen = new Map<string, string>();
+  for (const o of outputs) {
+    if (o === "-" || o === "") continue;
+    const target = writeTarget(o);
+    let keys: string[];
+    try {
+      const st = fs.statSync(target);
+      if (st.isCharacterDevice() || st.isBlockDevice() || st.isFIFO()) continue; // /dev/null twice is no loss
+      keys = [`id:${st.dev}:${st.ino}`];
+    } catch {
+      let dir = path.dirname(path.resolve(target));
+      try {
+        dir = fs.realpathSync(dir);
+      } catch { /* a missing folder: the gate says so when it opens */ }
+      keys = [`path:${path.join(dir, path.basename(target))}`];
+    }
+    for (const k of keys) {
+      const other = seen.get(k);
+      if (other !== undefined) {
+        throw new InputError(
+          `${o}: is ${
+            other === o ? "given twice as an output" : `the same file as the output ${other}`
+          }; give each output its own file`,
+        );
+      }
+      seen.set(k, o);
+    }
   }
 }

@@ -28,6 +28,24 @@ export function mdCode(s: string): string {
   return `\`${disarm(s).replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 }
 
+/**
+ * A command line as a markdown code span that pastes back into a shell: each argument
+ * quoted for sh (single quotes, `'\''` for a quote), the span fenced with one backtick
+ * more than the longest run inside it (CommonMark), so a file name with a backtick stays
+ * as it is instead of being rewritten. Controls are removed (disarm) as everywhere.
+ */
+export function mdCommand(argv: string[], opts: { pipes?: boolean } = {}): string {
+  let text = argv.map((a) => {
+    const s = disarm(a);
+    return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  }).join(" ");
+  if (opts.pipes) text = text.replace(/\|/g, "\\|");
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
 /** Text for an XML document (JUnit): markup escaped, invisible formatting and the controls XML 1.0 forbids removed. */
 export function xmlText(s: string): string {
   return stripInvisible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")

@@ -4,6 +4,7 @@
 // findings of every check that applies.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
+import { QUERY_ANSWERED_MARKER } from "../lib/recording/model.ts";
 import { createDetector } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { manifestFor } from "../lib/detect/choose.ts";
@@ -37,6 +38,8 @@ export interface CaptureRead {
   manifest: { name: string; why: string };
   /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
   answerDelay?: number;
+  /** With answerDelay: when each late answer was sent (its QUERY_ANSWERED_MARKER events). */
+  answersSent?: number[];
 }
 
 /** One pass over a capture: protocol log and both timelines. */
@@ -45,6 +48,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const chosen = await manifestFor(path, rec.header, manifest, open);
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));
+  const answersSent: number[] = [];
   const exits: ProtocolLog["exits"] = [];
   let overflow: ProtocolLog["overflow"] = null;
   const detectors = [
@@ -54,6 +58,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   ];
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
+      if (e.kind === "marker" && e.label === QUERY_ANSWERED_MARKER) answersSent.push(e.t);
       if (e.kind === "output") {
         tracker.feed(e.bytes, e.t);
         if (!overflow && tracker.store.size > MIN_TERMINAL_RECORDS) overflow = { t: e.t, count: tracker.store.size };
@@ -64,7 +69,12 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     },
   });
   tracker.end(end);
-  const queryAnswered = rec.header.provenance?.query_answered ?? null;
+  const delay = rec.header.provenance?.query_answer_delay_s;
+  const answerDelay = typeof delay === "number" && delay > 0 ? delay : undefined;
+  // A late answer happened only if the recorder sent it before the program ended (its markers).
+  const queryAnswered = answerDelay !== undefined
+    ? answersSent.length > 0
+    : rec.header.provenance?.query_answered ?? null;
   // Whether pstlab itself ran inside tmux does not matter: the program wrote to pstlab's pty.
   // What matters is a multiplexer *between* the program and pstlab, i.e. the recorded command.
   const multiplexer = multiplexerOf(rec.header.command ?? "");
@@ -75,9 +85,8 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     hooks: timelines[2],
     end,
     manifest: chosen,
-    answerDelay: typeof rec.header.provenance?.query_answer_delay_s === "number"
-      ? rec.header.provenance.query_answer_delay_s
-      : undefined,
+    answerDelay,
+    answersSent: answerDelay !== undefined ? answersSent : undefined,
   };
 }
 
@@ -115,7 +124,9 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
     for (const f of findings) {
       if (f.check === "prompt-unreported") {
         f.severity = "warning";
-        f.message += " (the program asked, got no answer in time and reports nothing: a documented choice)";
+        f.message += ` (the program asked, ${
+          c.log.queryAnswered ? `got its answer only at ${c.answersSent![0].toFixed(2)} s` : "got no answer"
+        } and reports nothing: a documented choice)`;
       }
     }
   }
@@ -126,6 +137,7 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
     manifest: c.manifest,
     reports,
     queries,
+    ...(c.answerDelay !== undefined ? { answerDelay: c.answerDelay, answersSent: c.answersSent } : {}),
     findings,
     latencies: promptLatencies(c.protocol, c.screen, c.end, o.tolerance),
     transitions: transitions(c.log.events),

@@ -194,9 +194,9 @@ export async function runDetectors(
   events: AsyncIterable<Event>,
   detectors: Detector[],
   opts: RunOptions = {},
-): Promise<{ timelines: Timeline[]; end: number; observer: Observer }> {
-  const { sampler, end, observer } = await sampleDetectors(header, events, detectors, opts);
-  return { timelines: sampler.timelines(), end, observer };
+): Promise<{ timelines: Timeline[]; end: number; observer: Observer; pastEnd: number | null }> {
+  const { sampler, end, observer, pastEnd } = await sampleDetectors(header, events, detectors, opts);
+  return { timelines: sampler.timelines(), end, observer, pastEnd };
 }
 
 /**
@@ -208,14 +208,18 @@ export async function sampleDetectors(
   events: AsyncIterable<Event>,
   detectors: Detector[],
   opts: RunOptions = {},
-): Promise<{ sampler: Sampler; end: number; observer: Observer }> {
+): Promise<{ sampler: Sampler; end: number; observer: Observer; pastEnd: number | null }> {
   const observer = new Observer(header, { convertEol: opts.convertEol });
   const sampler = new Sampler(detectors, observer);
   const until = opts.until ?? Infinity;
   let end = 0, sinceLook = 0;
   const garbage = opts.garbage ?? new GarbageWatch();
+  let more = false;
   for await (const e of events) {
-    if (e.t > until) break;
+    if (e.t > until) {
+      more = true;
+      break;
+    }
     sampler.advanceBefore(e.t);
     observer.apply(e);
     end = e.t;
@@ -227,5 +231,7 @@ export async function sampleDetectors(
     sampler.afterEvent(e.t);
   }
   sampler.finish(until === Infinity ? end : until);
-  return { sampler, end: until === Infinity ? end : until, observer };
+  // pastEnd: the last event's time when `until` is after it (nothing left to read).
+  const pastEnd = until !== Infinity && !more && until > end ? end : null;
+  return { sampler, end: until === Infinity ? end : until, observer, pastEnd };
 }

@@ -33,7 +33,7 @@ export const USES: Record<string, string[]> = Object.fromEntries(
     "lib/regex": "",
     "lib/osc7501": "",
     "lib/pty": "lib",
-    "lib/recording": "lib lib/osc7501",
+    "lib/recording": "lib lib/regex lib/osc7501",
     "lib/screen": "lib lib/recording",
     "lib/detect": "lib lib/regex lib/osc7501 fixtures/manifests lib/recording lib/screen",
     "lib/score": "lib lib/recording lib/detect",

@@ -55,8 +55,14 @@ export const CHECKS = {
     severity: "warning",
     about: "recorded with hooks (record --hooks) and no hook said anything (a hook failing without a word)",
   },
-  "hook-missed": { severity: "warning", about: "the protocol reports blocked and the hooks never do" },
-  "protocol-missed": { severity: "warning", about: "the hooks say blocked and the protocol never does" },
+  "hook-missed": {
+    severity: "warning",
+    about: "the protocol reports blocked and the hooks never do (not even late, before its next blocked)",
+  },
+  "protocol-missed": {
+    severity: "warning",
+    about: "the hooks say blocked and the protocol never does (not even late, before their next blocked)",
+  },
   "hook-lag": {
     severity: "warning",
     about: "hooks and protocol both say blocked, one later than the other by more than the tolerance",
@@ -117,6 +123,9 @@ export interface FileCheck {
   latencies?: number[];
   /** OSC 7501 queries the program sent that reached the capture. */
   queries?: number;
+  /** Recorded with --answer-delay: the delay, and when each answer was actually sent. */
+  answerDelay?: number;
+  answersSent?: number[];
   /** The protocol's transitions (golden.ts), for comparisons across runs. */
   transitions?: Transition[];
 }

@@ -6,8 +6,9 @@
 import { UsageError } from "../errors.ts";
 import { parseDuration } from "../units.ts";
 import { type CheckName, CHECKS, counts, type FileCheck, type Finding } from "./findings.ts";
+import { jsonFinding } from "./render.ts";
 import { median, percentile } from "../score/metrics.ts";
-import { disarm, mdCode, paint, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, mdCommand, paint, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const MATRIX_SCHEMA = 1;
@@ -273,13 +274,6 @@ export function renderMatrixText(m: MatrixRun, color = false, detail = false): s
   return out.join("\n") + "\n";
 }
 
-const jsonFinding = (f: Finding) => ({
-  check: f.check,
-  severity: f.severity,
-  start_s: round6(f.start),
-  end_s: round6(f.end),
-  message: f.message,
-});
 const r6 = (x: number | null) => (x === null ? null : round6(x));
 
 export function renderMatrixJson(m: MatrixRun): string {
@@ -378,9 +372,7 @@ export function renderMatrixMarkdown(m: MatrixRun): string {
   }
   out.push(
     "",
-    `<sub>pstlab ${VERSION} · reproduce: \`pstlab ${
-      m.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ")
-    }\`</sub>`,
+    `<sub>pstlab ${VERSION} · reproduce: ${mdCommand(["pstlab", ...m.argv])}</sub>`,
   );
   return out.join("\n") + "\n";
 }

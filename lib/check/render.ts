@@ -3,7 +3,7 @@
 // markdown for an issue, with the capture's hash and the exact command.
 
 import { type CheckName, type CheckRun, CHECKS, counts, exitCodeOf, type Finding, type Severity } from "./findings.ts";
-import { disarm, mdCode, paint, plural, round6, xmlText } from "../text.ts";
+import { disarm, mdCode, mdCommand, paint, plural, round6, xmlText } from "../text.ts";
 import { TOOL, VERSION } from "../version.ts";
 
 export const CHECK_SCHEMA = 1;
@@ -41,7 +41,8 @@ export function renderCheckText(run: CheckRun, color = false): string {
   return out.join("\n") + "\n";
 }
 
-const jsonFinding = (f: Finding) => ({
+/** A finding as the check and matrix JSON carry it. */
+export const jsonFinding = (f: Finding) => ({
   check: f.check,
   severity: f.severity,
   start_s: round6(f.start),
@@ -146,9 +147,7 @@ export function renderCheckMarkdown(run: CheckRun): string {
     }
   }
   out.push(
-    `<sub>pstlab ${VERSION} · reproduce: \`pstlab ${
-      run.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ")
-    }\`</sub>`,
+    `<sub>pstlab ${VERSION} · reproduce: ${mdCommand(["pstlab", ...run.argv])}</sub>`,
   );
   return out.join("\n") + "\n";
 }

@@ -104,6 +104,10 @@ export const spec = {
       requires: ["script"],
     },
     detail: { ...flag("with --script: every cell's findings after the table"), requires: ["script"] },
+    overwrite: {
+      ...flag("with --script: replace the captures of an earlier run in -o DIR (else refused)"),
+      requires: ["script"],
+    },
     ...INPUT_OPTIONS,
   },
   positionals: AT_LEAST_ONE_FILE,
@@ -175,6 +179,22 @@ export const command = defineCommand(spec, async (p) => {
 
 const EXT: Record<CheckFormat, string> = { text: "txt", json: "json", junit: "xml", markdown: "md" };
 
+/** Is `dir` the folder `root` or inside it (symlinks resolved, so an alias is caught too)? */
+function insideOrSame(dir: string, root: string): boolean {
+  const real = (p: string) => {
+    // A folder not made yet: its nearest existing parent, resolved, plus the rest.
+    const rest: string[] = [];
+    let at = path.resolve(p);
+    while (!fs.existsSync(at) && path.dirname(at) !== at) {
+      rest.unshift(path.basename(at));
+      at = path.dirname(at);
+    }
+    return path.join(fs.realpathSync(at), ...rest);
+  };
+  const rel = path.relative(real(root), real(dir));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
 /** --script (with --matrix / --repeat): record the command per cell, check each recording. */
 async function matrixCommand(p: { values: CheckValues; positionals: string[]; argv: string[] }): Promise<number> {
   const v = p.values;
@@ -192,6 +212,15 @@ async function matrixCommand(p: { values: CheckValues; positionals: string[]; ar
     : undefined;
   const dir = v.output ?? "pstlab-matrix";
   if (dir === "-") throw new UsageError("check: with --script, -o names the folder for the cells' captures");
+  // The golden runs are never written over: cells recorded into the golden folder would
+  // replace it and then be compared with themselves (and pass).
+  if (goldenDir && insideOrSame(dir, goldenDir)) {
+    throw new UsageError(
+      `check: -o ${disarm(dir)} is ${
+        path.resolve(dir) === path.resolve(goldenDir) ? "" : "inside "
+      }the --against folder ${disarm(goldenDir)}: write the new cells elsewhere`,
+    );
+  }
   const m = await runMatrix({
     dims: v.matrix ?? [],
     script: v.script!,
@@ -202,6 +231,7 @@ async function matrixCommand(p: { values: CheckValues; positionals: string[]; ar
     strict: !!v.strict,
     check: { manifest, tolerance, open: {}, golden, rules },
     goldenDir,
+    overwrite: !!v.overwrite,
     argv: ["check", ...p.argv],
     log: (line) => err(`pstlab: ${disarm(line)}\n`),
   });

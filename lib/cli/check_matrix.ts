@@ -32,6 +32,7 @@ import {
   queryAnswer,
 } from "../check/matrix.ts";
 import { disarm } from "../text.ts";
+import { sameFile } from "../recording/sink.ts";
 
 export interface MatrixOptions {
   dims: MatrixDim[];
@@ -45,6 +46,8 @@ export interface MatrixOptions {
   check: CheckOptions;
   /** --against GOLDEN_DIR: each cell's runs' transition medians against the golden runs'. */
   goldenDir?: string;
+  /** Replace the captures an earlier run left in `dir` (check --overwrite). */
+  overwrite?: boolean;
   argv: string[];
   /** Progress lines (stderr). */
   log: (line: string) => void;
@@ -169,14 +172,22 @@ function record(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-function querySummary(cell: Record<string, string>, queries: number): string {
+function querySummary(cell: Record<string, string>, queries: number, sent?: number[]): string {
   const inTmux = cell.tmux !== undefined && cell.tmux !== "off";
   if (queries === 0) {
     return inTmux ? "none reached pstlab" : "not asked";
   }
   const q = queryAnswer(cell.query);
   const n = `${queries} quer${queries === 1 ? "y" : "ies"}`;
-  const how = !q.answer ? "not answered" : q.delay > 0 ? `answered ${q.delay} s late` : "answered";
+  // A late answer is what the recorder sent (its markers), not what it was asked to send: a
+  // program that ends before the delay never got one.
+  const how = !q.answer
+    ? "not answered"
+    : q.delay <= 0
+    ? "answered"
+    : sent?.length
+    ? `answered at ${sent.map((t) => `${t.toFixed(2)} s`).join(", ")} (${q.delay} s late)`
+    : `not answered before the program ended (answer due ${q.delay} s late)`;
   return `${n} ${how}${inTmux && q.answer ? " by pstlab, outside tmux" : ""}`;
 }
 
@@ -215,10 +226,36 @@ async function againstGoldenDir(dir: string, name: string, runs: CellRun[], o: C
   );
 }
 
+function capturePath(o: MatrixOptions, name: string, run: number): string {
+  return path.join(o.dir, o.repeat > 1 ? `${name}.r${run}.cast` : `${name}.cast`);
+}
+
 export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
   const cells = cellsOf(o.dims);
   checkTools(o.dims);
   parseScript(readTextFile(o.script), o.script); // a bad script is one error now, not one per cell
+  // An earlier run's captures (a golden set, perhaps) are not replaced silently: every
+  // cell's file is looked at before the first recording, so nothing is half replaced.
+  {
+    for (const cell of cells) {
+      for (let run = 1; run <= o.repeat; run++) {
+        const capture = capturePath(o, cellName(cell), run);
+        if (o.check.golden && sameFile(o.check.golden.name, capture)) {
+          throw new UsageError(
+            `check --matrix: ${disarm(capture)} is the --against capture: write the cells elsewhere`,
+          );
+        }
+        if (o.overwrite) continue;
+        if (fs.existsSync(capture)) {
+          throw new UsageError(
+            `check --matrix: ${
+              disarm(capture)
+            } exists (an earlier run's capture; use --overwrite to replace the cells' captures)`,
+          );
+        }
+      }
+    }
+  }
   try {
     fs.mkdirSync(o.dir, { recursive: true });
   } catch (e) {
@@ -243,7 +280,7 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
       const name = cellName(cell);
       const runs: CellRun[] = [];
       for (let run = 1; run <= o.repeat; run++) {
-        const capture = path.join(o.dir, o.repeat > 1 ? `${name}.r${run}.cast` : `${name}.cast`);
+        const capture = capturePath(o, name, run);
         const c = cellCommand(cell, o, tmp, terminfo, `${ci}-${run}`);
         o.log(`${cellLabel(cell)}${o.repeat > 1 ? ` run ${run}/${o.repeat}` : ""} → ${capture}`);
         const r = await record(
@@ -292,7 +329,12 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
             ),
           );
         }
-        runs.push({ check, capture, latencies: check.latencies ?? [], query: querySummary(cell, check.queries ?? 0) });
+        runs.push({
+          check,
+          capture,
+          latencies: check.latencies ?? [],
+          query: querySummary(cell, check.queries ?? 0, check.answersSent),
+        });
       }
       const own = o.goldenDir ? await againstGoldenDir(o.goldenDir, name, runs, o.check) : [];
       results.push({ cell, name, runs, findings: own, exit: cellExit(runs, o.strict, own) });

@@ -103,7 +103,8 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
     // DA1 is answered first, so a late 7501 answer means "unsupported" to it: quiet, not garbage.
     assert.equal(late.runs[0].reports, 0);
     assert.equal(late.exit, 0, JSON.stringify(late.findings));
-    assert.match(late.query, /answered 1 s late/);
+    // gated.sh ends ~0.3 s after asking: the answer due 1 s later was never sent, and says so.
+    assert.match(late.query, /^1 query not answered before the program ended \(answer due 1 s late\)$/);
 
     // Waits for the answer forever: a hang when nobody answers, stopped at the cell timeout.
     const waits = emitter(
@@ -122,6 +123,39 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       hung.findings.find((f) => f.check === "session")?.message ?? "",
       /still running after the cell timeout \(3 s\)/,
     );
+  });
+
+  test("query=late: only answers actually sent are recorded, when sent; the header does not claim one", () => {
+    // One program ends before the answer is due, one lives past it (a table: both sides of the delay).
+    const ask = (sleep: number) => emitter(`printf '\\033]7501;?\\033\\\\'; sleep ${sleep}\n`);
+    for (
+      const [sleep, query, markers] of [[0.2, /^1 query not answered before the program ended/, 0], [
+        2.5,
+        /^1 query answered at (\d+\.\d\d) s \(1 s late\)$/,
+        1,
+      ]] as const
+    ) {
+      const m = matrix(["--matrix", "query=late:1s", "--script", EXIT_ONLY], [ask(sleep)]);
+      const c: Cell = m.j.cells[0];
+      assert.match(c.query, query, `sleep ${sleep}: ${c.query}`);
+      const lines = fs.readFileSync(c.capture, "utf8").trim().split("\n");
+      const header = JSON.parse(lines[0]);
+      assert.equal(header.pstlab.query_answered, null, "the header is written before any answer");
+      assert.equal(header.pstlab.query_answer_delay_s, 1);
+      let t = 0, asked = -1;
+      const sent: number[] = [];
+      for (const l of lines.slice(1)) {
+        const [dt, code, data] = JSON.parse(l);
+        t += dt;
+        if (code === "o" && data.includes("\x1b]7501;?") && asked < 0) asked = t;
+        if (code === "m" && data === "pstlab:query-answered") sent.push(t);
+      }
+      assert.equal(sent.length, markers, `sleep ${sleep}: ${lines.join("\n")}`);
+      if (markers) {
+        assert.ok(sent[0] - asked >= 0.95 && sent[0] - asked < 2, `asked ${asked}, sent ${sent[0]}`);
+        assert.ok(Math.abs(Number(query.exec(c.query)![1]) - sent[0]) < 0.01, c.query);
+      }
+    }
   });
 
   test("term: an emitter that trusts terminfo's Pst reports under term=pst only", {
@@ -187,7 +221,8 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
   test("text, JUnit and markdown", () => {
     const e = emitter(`${STATUS}status state=working; sleep 0.2; status state=done\n`);
     const out = path.join(dir, "fmt");
-    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY, "-o", out];
+    // Run again and again into one folder: --overwrite (an earlier run's captures are refused without it).
+    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY, "-o", out, "--overwrite"];
     const text = cli([...args, "--", e]);
     assert.equal(text.code, 0, text.stderr);
     // CHECK is check's verdict, not the program's exit code (issue: "EXIT" read as the latter).
@@ -220,6 +255,39 @@ describe("check --matrix", { skip: onDeno && "one runtime only (see the top of t
       none.stdout,
       /query=none: the golden folder\n +violation golden-none: no golden run for this cell in /,
     );
+  });
+});
+
+describe("check --matrix: an earlier run's captures and the golden folder are never written over", {
+  skip: onDeno && "one runtime only (see the top of this file)",
+}, () => {
+  test("a second run into one folder is refused without --overwrite; -o in or at --against always", () => {
+    const e = emitter(`${STATUS}status state=working; sleep 0.2; status state=done\n`);
+    const cells = path.join(dir, "cells");
+    const args = ["check", "--matrix", "query=answered,none", "--script", EXIT_ONLY];
+    const first = cli([...args, "-o", cells, "--", e]);
+    assert.equal(first.code, 0, first.stderr);
+    const golden = path.join(cells, "query-none.cast");
+    const before = fs.readFileSync(golden);
+    const again = cli([...args, "-o", cells, "--", e]);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /^pstlab: check --matrix: .*query-answered\.cast exists .*use --overwrite/);
+    assert.equal(again.stderr.trim().split("\n").length, 1, again.stderr);
+    for (const o of [cells, path.join(cells, "new"), path.join(cells, ".", "..", "cells")]) {
+      const self = cli([...args, "--against", cells, "--overwrite", "-o", o, "--", e]);
+      assert.equal(self.code, 2, self.stderr);
+      assert.match(self.stderr, /^pstlab: check: -o .* is (inside )?the --against folder /);
+    }
+    fs.symlinkSync(cells, path.join(dir, "cells-alias"));
+    const alias = cli([...args, "--against", path.join(dir, "cells-alias"), "-o", cells, "--", e]);
+    assert.equal(alias.code, 2, alias.stderr);
+    const file = cli([...args, "--against", golden, "--overwrite", "-o", cells, "--", e]);
+    assert.equal(file.code, 2, file.stderr);
+    assert.match(file.stderr, /query-none\.cast is the --against capture/);
+    assert.deepEqual(fs.readFileSync(golden), before);
+    assert.ok(!fs.existsSync(path.join(cells, "new")));
+    const replaced = cli([...args, "--overwrite", "-o", cells, "--", e]);
+    assert.equal(replaced.code, 0, replaced.stderr);
   });
 });
 

@@ -2,7 +2,7 @@
 // and exit 2 for a UserError, exit 70 and no stack trace for a bug), and parsing a
 // command's option table with --help handled.
 
-import { noteInput } from "../recording/sink.ts";
+import { armStopSignals, noteInput, refuseSameOutputs } from "../recording/sink.ts";
 import { BrokenPipe } from "../stdio.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, fileArguments, helpText, type Options, parseCommand, type Parsed } from "./options.ts";
@@ -23,6 +23,9 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
+/** Commands that handle their own signals (a recorder, a terminal UI, a program run under one). */
+const OWN_SIGNALS = new Set(["record", "play", "sim", "demo", "emit", "hook", "hooks"]);
+
 /** A command from its option table and its body: parsing and --help are done here, once. */
 export function defineCommand<O extends Options>(
   spec: CommandDef<O>,
@@ -33,8 +36,13 @@ export function defineCommand<O extends Options>(
     run: async (argv) => {
       const p = parseFlags(spec, argv);
       if (!p) return 0;
+      // Batch commands stop on SIGINT/SIGTERM (130/143, temp files removed) even when started
+      // with those signals ignored; the interactive ones handle their own.
+      if (!OWN_SIGNALS.has(spec.name)) armStopSignals();
       // The output gate refuses to write over any of these (lib/recording/sink.ts).
-      for (const f of fileArguments(spec as unknown as CommandDef, p as Parsed<Options>).inputs) noteInput(f);
+      const files = fileArguments(spec as unknown as CommandDef, p as Parsed<Options>);
+      for (const f of files.inputs) noteInput(f);
+      refuseSameOutputs(files.outputs);
       return await body(p);
     },
   };

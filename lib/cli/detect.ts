@@ -10,6 +10,7 @@ import { runDetectors } from "../../replay/clock.ts";
 import { verdictAt } from "../detect/timeline.ts";
 import { disarm, round6 } from "../text.ts";
 import { summaryOf } from "./commands.ts";
+import { warnPastEnd } from "./times.ts";
 
 export const spec = {
   name: "detect",
@@ -41,7 +42,8 @@ export const command = defineCommand(spec, async (p) => {
   const chosen = await manifestForDetector(asked, rec, p.values.manifest, openOptions(p.values));
   const detector = createDetector(withManifest(asked, chosen.name), resolveManifest);
   const at = p.values.at;
-  const { timelines, end } = await runDetectors(rec.header, rec.events, [detector], { until: at });
+  const { timelines, end, pastEnd } = await runDetectors(rec.header, rec.events, [detector], { until: at });
+  if (pastEnd !== null) warnPastEnd("--at", at, rec.path, pastEnd, "the verdict at the end");
   const v = verdictAt(timelines[0], end)!;
   const result = {
     t: round6(end),

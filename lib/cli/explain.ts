@@ -8,6 +8,7 @@ import { observeAt, pickManifest } from "./detect_common.ts";
 import { evaluate, FALLBACK_RULE } from "../detect/manifest.ts";
 import { disarm, paint, round6 } from "../text.ts";
 import { summaryOf } from "./commands.ts";
+import { warnPastEnd } from "./times.ts";
 
 export const spec = {
   name: "explain",
@@ -32,7 +33,8 @@ export const command = defineCommand(spec, async (p) => {
   const chosen = await pickManifest(rec, p.values.manifest, openOptions(p.values));
   const m = chosen.manifest;
   const at = p.values.at ?? Infinity;
-  const { observer, t } = await observeAt(rec, at);
+  const { observer, t, pastEnd } = await observeAt(rec, at);
+  if (pastEnd !== null) warnPastEnd("--at", at, rec.path, pastEnd, "the rules on the screen at the end");
   const e = evaluate(m, observer.observe(t), { explain: true });
   if (p.values.json) {
     out(

@@ -142,7 +142,13 @@ function render(i: Awaited<ReturnType<typeof gather>>): string {
     `byte-exact  ${i.byte_exact ? "yes" : "no"} (${i.byte_exact_reason})`,
     pv
       ? `provenance  ${disarm(`${pv.tool} ${pv.version}, OSC 7501 rev ${pv.osc7501_revision}`)}${
-        pv.query_answered === true ? ", query answered" : pv.query_answered === false ? ", query not answered" : ""
+        typeof pv.query_answer_delay_s === "number" && pv.query_answer_delay_s > 0
+          ? `, query answered ${pv.query_answer_delay_s} s late if the program still ran (scan shows each answer sent)`
+          : pv.query_answered === true
+          ? ", query answered"
+          : pv.query_answered === false
+          ? ", query not answered"
+          : ""
       }`
       : "",
   ];

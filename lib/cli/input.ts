@@ -40,15 +40,22 @@ export async function trackRecording(
   rec: Recording,
   onEvent: (e: ProtocolEvent) => void,
   until = Infinity,
-): Promise<{ tracker: Tracker; end: number }> {
+  onMarker?: (t: number, label: string) => void,
+): Promise<{ tracker: Tracker; end: number; complete: boolean }> {
   const tracker = new Tracker(onEvent);
   let last = 0;
+  // complete: every event was read (none after `until`), so `until` is at or past the end.
+  let complete = true;
   for await (const e of rec.events) {
-    if (e.t > until) break;
+    if (e.t > until) {
+      complete = false;
+      break;
+    }
     last = e.t;
+    if (e.kind === "marker") onMarker?.(e.t, e.label);
     if (e.kind === "output") tracker.feed(e.bytes, e.t);
     else if (e.kind === "exit") tracker.exit(e.t);
   }
   tracker.end(last);
-  return { tracker, end: last };
+  return { tracker, end: last, complete };
 }

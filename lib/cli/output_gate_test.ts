@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Buffer } from "node:buffer";
 import { cli, MAIN, ROOT, runtimeArgv, tmpDir, writeTmp } from "../testkit.ts";
 import { loadCommands } from "./commands.ts";
 import type { CommandDef } from "./options.ts";
@@ -85,8 +86,15 @@ function writersInTables(): string[] {
   return found;
 }
 
-const hasOverwrite = (key: string) =>
-  !!(COMMANDS.find((c) => c.spec.name === key.split(" ")[0])!.spec.options as Record<string, unknown>).overwrite;
+// check's --overwrite is for its --script cells (it needs --script): not -o FILE's.
+const hasOverwrite = (key: string) => {
+  const o = (COMMANDS.find((c) => c.spec.name === key.split(" ")[0])!.spec.options as Record<
+    string,
+    { requires?: readonly string[] }
+  >).overwrite;
+  // An --overwrite that needs this very output (demo's needs --record) is this output's.
+  return !!o && (!o.requires?.length || o.requires.includes(key.split(" --")[1]));
+};
 
 const snapshot = (files: string[]) => files.map((f) => fs.readFileSync(f).toString("base64"));
 const litter = (d: string) => fs.readdirSync(d).filter((f) => f.includes(".pstlab-"));
@@ -141,6 +149,21 @@ describe("the output gate, over every command that writes", () => {
 
     if (REFUSALS_ONLY.has(key)) continue;
 
+    test(`${key}: a symlinked output is written through to its target; the link stays a link`, () => {
+      const i = inputs(key);
+      fs.mkdirSync(path.join(i.d, "tgt"));
+      const real = writeTmp(path.join(i.d, "tgt"), "real.out", "old\n");
+      const link = path.join(i.d, "lnk.out");
+      fs.symlinkSync("tgt/real.out", link);
+      const args = WRITERS[key](link, i).args;
+      if (hasOverwrite(key)) args.splice(1, 0, "--overwrite");
+      const r = cli(args, { cwd: i.d });
+      assert.ok(r.code === 0 || r.code === 1, `${args.join(" ")}: ${r.stderr}`);
+      assert.ok(fs.lstatSync(link).isSymbolicLink(), "the link was replaced by a file");
+      assert.notEqual(fs.readFileSync(real, "utf8"), "old\n", "the target was left stale");
+      assert.deepEqual([...litter(i.d), ...litter(path.join(i.d, "tgt"))], []);
+    });
+
     test(`${key}: a file replaced keeps its mode`, () => {
       const i = inputs(key);
       const existing = writeTmp(i.d, "existing.out", "old\n");
@@ -152,6 +175,32 @@ describe("the output gate, over every command that writes", () => {
       assert.notEqual(fs.readFileSync(existing, "utf8"), "old\n");
       assert.equal(fs.statSync(existing).mode & 0o777, 0o640);
       assert.deepEqual(litter(i.d), []);
+    });
+  }
+});
+
+describe("two outputs of one command line that are the same file are refused (by name, link, identity)", () => {
+  const cases: [string, (i: Inputs) => string[]][] = [
+    ["-o X --export-csv X", () => ["-o", "same.json", "--format", "json", "--export-csv", "same.json"]],
+    ["-o X --export-csv ./X", (i) => ["-o", "same.json", "--format", "json", "--export-csv", `${i.d}/./same.json`]],
+    ["--export-markdown X --export-html symlink-to-X", () => ["--export-markdown", "m.md", "--export-html", "sym.md"]],
+    ["-o X --export-json hard-link-of-X", () => ["-o", "h.json", "--format", "json", "--export-json", "hard.json"]],
+  ];
+  for (const [name, extra] of cases) {
+    test(`report ${name}`, () => {
+      const i = inputs(name);
+      fs.symlinkSync("m.md", path.join(i.d, "sym.md"));
+      writeTmp(i.d, "h.json", "");
+      fs.linkSync(path.join(i.d, "h.json"), path.join(i.d, "hard.json"));
+      const r = cli(["report", i.cast, "--labels", i.labels, ...extra(i)], { cwd: i.d });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^pstlab: .*: is (given twice as an output|the same file as the output .*); give each output its own file\n$/,
+      );
+      assert.doesNotMatch(r.stderr, /wrote/);
+      assert.equal(fs.readFileSync(path.join(i.d, "h.json"), "utf8"), "");
+      assert.ok(!fs.existsSync(path.join(i.d, "m.md")) && !fs.existsSync(path.join(i.d, "same.json")));
     });
   }
 });
@@ -277,6 +326,22 @@ describe("recordings", () => {
     assert.match(h.stderr, /^pstlab: recording to b\.cast.*\npstlab: record --hooks: cannot make a FIFO in .*\n$/);
     assert.ok(!fs.existsSync(path.join(i.d, "b.cast")));
   });
+  test("TMPDIR a folder where nothing can be made (/proc) or a file: the warning says so, not 'no such folder'", () => {
+    const i = inputs("tmpdir-proc");
+    const cases: [string, RegExp][] = [
+      ["/proc", /cannot make a FIFO in \/proc \(\$TMPDIR\): the folder exists but nothing can be made in it/],
+      [i.script, /cannot make a FIFO in .*script\.txt \(\$TMPDIR\): not a folder/],
+    ];
+    for (const [tmp, re] of cases) {
+      if (!fs.existsSync(tmp)) continue;
+      const r = cli(["record", "--headless", "--overwrite", "-o", "a.cast", "--", "sh", "-c", "echo hi"], {
+        cwd: i.d,
+        env: { TMPDIR: tmp },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, re);
+    }
+  });
   test("a lock taken by a live writer refuses a second --overwrite", () => {
     const i = inputs("lock");
     // A live process's pid in the lock: this test's own.
@@ -310,4 +375,65 @@ describe("inputs are read once", () => {
     assert.equal(code, 0, "report waited on a second open of the FIFO");
     assert.match(fs.readFileSync(path.join(i.d, "r.html"), "utf8"), /not embedded: read from a pipe/);
   });
+});
+
+// Every long-running command stops at once on SIGINT/SIGTERM with 130/143 and leaves no
+// temp file: a handler armed by the gate used to be disarmed before a signal that came
+// during synchronous work was dispatched, and the runtime then dropped it (the run went on
+// and exited 0). "Started" is read from /proc: the child holds the big input open.
+describe("stopped by a signal while it works (a large capture)", {
+  skip: (!fs.existsSync("/proc/self/fd") && "needs /proc") || denoSignals,
+}, () => {
+  const d = fs.mkdtempSync(path.join(dir, "sig-"));
+  const header = CAST.subarray(0, CAST.indexOf(0x0a) + 1);
+  const line = '[0.001, "o", "building module 42 of 9000: compiling sources\\r\\n"]\n';
+  const big = path.join(d, "big.cast");
+  fs.writeFileSync(big, Buffer.concat([header, Buffer.from(line.repeat(500_000))]));
+  const RUNS: Record<string, string[]> = {
+    "report (stdout)": ["report", big, "--truth", "protocol"],
+    "report -o": ["report", big, "--truth", "protocol", "-o", "r.txt"],
+    "check (stdout)": ["check", big],
+    "check -o": ["check", big, "--format", "json", "-o", "c.json"],
+    "convert": ["convert", big, "-o", "v.cast"],
+    "redact": ["redact", big, "--pattern", "module", "-o", "x.cast"],
+    "trim": ["trim", big, "--to", "1000000", "-o", "t.cast"],
+    "cat": ["cat", big, big, "-o", "k.cast"],
+    "scan": ["scan", big],
+    "info": ["info", big],
+  };
+  const holds = (pid: number) => {
+    try {
+      return fs.readdirSync(`/proc/${pid}/fd`).some((f) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${f}`) === big;
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false;
+    }
+  };
+  for (const [name, args] of Object.entries(RUNS)) {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+      test(`${name} (${sig})`, async () => {
+        const w = fs.mkdtempSync(path.join(d, "w-"));
+        const [cmd, ...pre] = runtimeArgv();
+        const child = spawn(cmd, [...pre, MAIN, ...args], { cwd: w, stdio: ["ignore", "ignore", "pipe"] });
+        let err = "";
+        child.stderr!.on("data", (b) => (err += b));
+        const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+        let done = false;
+        exited.then(() => (done = true));
+        while (!done && !holds(child.pid!)) await new Promise((r) => setTimeout(r, 5));
+        assert.ok(!done, `finished before it could be signalled: ${err}`);
+        child.kill(sig);
+        const killer = setTimeout(() => child.kill("SIGKILL"), 20000);
+        const code = await exited;
+        clearTimeout(killer);
+        assert.equal(code, sig === "SIGTERM" ? 143 : 130, err);
+        assert.deepEqual(fs.readdirSync(w), [], "a temp file, lock or output was left");
+      });
+    }
+  }
 });

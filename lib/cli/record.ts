@@ -358,7 +358,8 @@ export const command = defineCommand(spec, async (p) => {
     idleTimeLimit: v["idle-time-limit"],
     envCapture,
     provenance: provenance({
-      query_answered: opts.answer,
+      // Late answers are known only as they are sent (QUERY_ANSWERED_MARKER events): not before.
+      query_answered: opts.answer && opts.answerDelay ? null : opts.answer,
       ...(opts.answerDelay ? { query_answer_delay_s: opts.answerDelay } : {}),
       emitter: emitterName(opts.argv),
       truth: opts.script ? "script" : "labels-fifo",

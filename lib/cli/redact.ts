@@ -18,7 +18,14 @@ import type { Recording } from "../recording/model.ts";
 import { disarm } from "../text.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, summarize, writeAll } from "./output.ts";
-import { describeStats, envValuePatterns, MIN_ENV_SECRET, Redactor, totalOf } from "../recording/redact.ts";
+import {
+  compilePatterns,
+  describeStats,
+  envValuePatterns,
+  MIN_ENV_SECRET,
+  Redactor,
+  totalOf,
+} from "../recording/redact.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -29,7 +36,7 @@ export const spec = {
   synopsis: IN_OUT_SYNOPSIS,
   args: IN_OUT_ARGS,
   options: {
-    pattern: repeated("REGEX", "a JavaScript regular expression to scrub (repeatable)"),
+    pattern: repeated("REGEX", "a regular expression to scrub, Rust syntax as in manifests (repeatable)"),
     "env-values": flag(
       `also scrub values of secret-looking environment variables\n(*TOKEN*, *SECRET*, *PASSW*, *API_KEY*, …) and of the header's env;\nvalues shorter than ${MIN_ENV_SECRET} characters, or that are the --replace text, are not secrets`,
     ),
@@ -58,6 +65,9 @@ export const spec = {
     "passthrough depth: OSC 7501 msg/title and OSC 52 clipboard data are base64 and are",
     "decoded, scrubbed and re-encoded; OSC 7501 id/app/kind values become redacted-N (the",
     "same secret, the same N), so the capture's reports still parse and score the same.",
+    "8-bit (C1) OSC 52/7501 are decoded too. Output is also matched as a terminal shows it:",
+    "escape sequences, controls, DEL and zero-width/bidi marks skipped, a character then",
+    "backspace overwritten. Header env names and non-string env values are scrubbed too.",
     "The result is byte-consistent: every event decodes. Check before publishing:",
     "  pstlab redact --check public.cast --pattern … (exit 1 while any match remains).",
   ],
@@ -67,29 +77,6 @@ export const spec = {
     "pstlab redact --check public.cast --pattern 'sk-[A-Za-z0-9]{20,}'",
   ],
 };
-
-/**
- * The patterns, all compiled with the same flags: Unicode mode when every one allows
- * it, else none (mixing them would make the combined pattern invalid).
- */
-export function compilePatterns(sources: string[]): RegExp[] {
-  const compile = (flags: string) => {
-    const out: RegExp[] = [];
-    for (const src of sources) {
-      try {
-        out.push(new RegExp(src, flags));
-      } catch (e) {
-        return { bad: src, why: (e as Error).message };
-      }
-    }
-    return out;
-  };
-  const unicode = compile("gu");
-  if (Array.isArray(unicode)) return unicode;
-  const plain = compile("g");
-  if (Array.isArray(plain)) return plain;
-  throw new UsageError(`redact: bad --pattern ${JSON.stringify(plain.bad)}: ${plain.why}`);
-}
 
 async function check(rec: Recording, red: Redactor): Promise<number> {
   red.header(rec.header);

@@ -334,6 +334,38 @@ const budgetNote = `not embedded: the page's player budget (${
   TOTAL_EMBED_BYTES >> 20
 } MB of recordings) was spent on the captures above; --player first for a lighter page, or pstlab play FILE`;
 
+/**
+ * `--merge … --detectors LIST`: the shards' rows of those detectors only (the shards were
+ * analysed with their own set; a name none of them has is refused, not ignored).
+ */
+function onlyDetectors(m: Merged, names: string[] | undefined): Merged {
+  if (!names) return m;
+  const keep = new Set<number>();
+  for (const name of names) {
+    const hits = m.detectors.flatMap((d, i) =>
+      namesRow(name, d) || m.files.some((f) => f.scores[i] && namesRow(name, f.scores[i].detector)) ? [i] : []
+    );
+    if (!hits.length) {
+      throw new UsageError(
+        `report: --detectors ${name} is not a detector of the shards (${
+          m.detectors.join(", ")
+        }): --merge reports only theirs`,
+      );
+    }
+    hits.forEach((i) => keep.add(i));
+  }
+  const idx = [...keep]; // in the order asked, as a run with --detectors LIST lists them
+  return {
+    ...m,
+    detectors: idx.map((i) => m.detectors[i]),
+    files: m.files.map((f) => {
+      const scores = idx.map((i) => f.scores[i]);
+      const kept = new Set(scores.map((s) => s.detector));
+      return { ...f, scores, timelines: f.timelines.filter((t) => kept.has(t.detector)) };
+    }),
+  };
+}
+
 /** `--gate` names must be detectors of the run (or one `auto` becomes): a typo must not pass CI silently. */
 function checkGate(gate: Gate | null, failOn: string[], detectors: string[]): void {
   // Before the analysis: a name no asked detector builds (`auto` on either side stands for any manifest).
@@ -406,7 +438,7 @@ export const command = defineCommand(spec, async (p) => {
   if (p.positionals.length === 0) throw missingArgument(spec);
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
-  const merged = v.merge ? readShards(p.positionals) : null;
+  const merged = v.merge ? onlyDetectors(readShards(p.positionals), v.detectors) : null;
   // process and hooks join the default set when a capture carries them (its recorder says so).
   const detectors = merged?.detectors ?? v.detectors ??
     defaultDetectorNames(manifest, new Set(p.positionals.flatMap((f) => [...declaredSourcesOfFile(f)])));

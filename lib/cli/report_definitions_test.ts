@@ -225,6 +225,8 @@ describe("--baseline", () => {
       assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
       assert.doesNotMatch(r.stdout, /FAIL|<failure/, format);
     }
+    const j = JSON.parse(cli(["report", capture, "--detectors", DET, "--baseline", old, "--format", "json"]).stdout);
+    assert.match(j.baseline.other_files, /only here: .*defs\.cast/);
     // The same file: no warning.
     const same = `${dir}/same.json`;
     assert.equal(cli(["report", capture, "--detectors", DET, "-o", same]).code, 0);

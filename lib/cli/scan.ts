@@ -7,6 +7,18 @@ import type { ProtocolEvent } from "../osc7501/tracker.ts";
 import { OutputFile } from "../recording/sink.ts";
 import { alignRows, disarm, paint, round6, visible } from "../text.ts";
 import { summaryOf } from "./commands.ts";
+import { type Provenance, QUERY_ANSWERED_MARKER } from "../recording/model.ts";
+
+/**
+ * What the recorder did with the program's queries, from the header: answered at once (the reply
+ * is shown at the query), never (--no-answer), late (--answer-delay: the answers sent are `answer`
+ * rows at the time sent, from the recorder's markers), or unknown (an import, tmux).
+ */
+type Answering = "at-once" | "never" | "late" | "unknown";
+function answering(pv: Provenance | undefined): Answering {
+  if (typeof pv?.query_answer_delay_s === "number" && pv.query_answer_delay_s > 0) return "late";
+  return pv?.query_answered === true ? "at-once" : pv?.query_answered === false ? "never" : "unknown";
+}
 
 export const spec = {
   name: "scan",
@@ -28,7 +40,7 @@ export const spec = {
 
 const ids = (xs: (string | null)[]) => xs.map((x) => x ?? "(root)").join(", ");
 
-export function toJson(e: ProtocolEvent): Record<string, unknown> {
+export function toJson(e: ProtocolEvent, how: Answering = "unknown"): Record<string, unknown> {
   const t = round6(e.t);
   switch (e.type) {
     case "report":
@@ -52,13 +64,20 @@ export function toJson(e: ProtocolEvent): Record<string, unknown> {
     case "ignored":
       return { t, type: e.type, reason: e.reason, detail: e.detail, raw: e.raw, depth: e.depth };
     case "query":
-      return { t, type: e.type, reply: e.reply, depth: e.depth };
+      // `reply` is the answer pstlab gives; `answered` says whether it was sent then.
+      return {
+        t,
+        type: e.type,
+        reply: e.reply,
+        ...(how === "never" || how === "late" ? { answered: how } : {}),
+        depth: e.depth,
+      };
     case "lifecycle":
       return { t, type: e.type, event: e.event, removed: e.removed };
   }
 }
 
-function textRow(e: ProtocolEvent, color: boolean): string[] {
+function textRow(e: ProtocolEvent, color: boolean, how: Answering = "unknown"): string[] {
   const t = e.t.toFixed(3);
   switch (e.type) {
     case "report": {
@@ -87,7 +106,17 @@ function textRow(e: ProtocolEvent, color: boolean): string[] {
     case "ignored":
       return [t, paint(color, "33", e.type), e.reason, "", `${visible(e.raw)}  (${visible(e.detail)})`];
     case "query":
-      return [t, "query", "", "", `reply ${visible(e.reply)}`];
+      return [
+        t,
+        "query",
+        "",
+        "",
+        how === "never"
+          ? "not answered (recorded with --no-answer)"
+          : how === "late"
+          ? `answer ${visible(e.reply)} due late (--answer-delay): sent only where an answer row follows`
+          : `reply ${visible(e.reply)}`,
+      ];
     case "lifecycle":
       return [t, "lifecycle", e.event, "", e.removed.length ? `removed: ${ids(e.removed)}` : "nothing removed"];
   }
@@ -108,12 +137,24 @@ export const command = defineCommand(spec, async (p) => {
     rows = [];
   };
   try {
-    await trackRecording(rec, (e) => {
-      any = true;
-      if (json) return stdout.write(JSON.stringify(toJson(e)) + "\n");
-      rows.push(textRow(e, color));
-      if (rows.length >= BLOCK) flush();
-    });
+    const how = answering(rec.header.provenance);
+    await trackRecording(
+      rec,
+      (e) => {
+        any = true;
+        if (json) return stdout.write(JSON.stringify(toJson(e, how)) + "\n");
+        rows.push(textRow(e, color, how));
+        if (rows.length >= BLOCK) flush();
+      },
+      Infinity,
+      (t, label) => {
+        // A late answer the recorder sent, at the time it sent it.
+        if (label !== QUERY_ANSWERED_MARKER || how !== "late") return;
+        any = true;
+        if (json) return stdout.write(JSON.stringify({ t: round6(t), type: "answer" }) + "\n");
+        rows.push([t.toFixed(3), "answer", "", "", "the late answer to the query, sent by the recorder"]);
+      },
+    );
     if (!json && any) flush();
   } finally {
     stdout.close();

@@ -1,11 +1,12 @@
 // `pstlab screen`: the emulated screen at a time, for bug reports.
 
-import { defineCommand, err, out } from "./common.ts";
+import { defineCommand, out } from "./common.ts";
 import { AT, flag, INPUT_OPTIONS, ONE_FILE } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { observeAt } from "./detect_common.ts";
 import { disarm, round6, stripInvisible } from "../text.ts";
 import { summaryOf } from "./commands.ts";
+import { warnPastEnd } from "./times.ts";
 
 export const spec = {
   name: "screen",
@@ -56,12 +57,6 @@ export const command = defineCommand(spec, async (p) => {
   printWarnings(rec);
   // Past the end is the screen at the end: right for "what did it end on", but a typo'd
   // time must not pass for the screen asked for.
-  if (pastEnd !== null) {
-    err(
-      `pstlab: warning: --at ${at} s is past the end of ${disarm(rec.path)} (${
-        pastEnd.toFixed(3)
-      } s): the screen at the end\n`,
-    );
-  }
+  if (pastEnd !== null) warnPastEnd("--at", at, rec.path, pastEnd, "the screen at the end");
   return 0;
 });

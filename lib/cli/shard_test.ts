@@ -43,6 +43,21 @@ describe("report --shard / --merge", () => {
       assert.match(cli(["report", ...FILES, "--shard", bad]).stderr, /bad --shard/);
     }
   });
+  test("--merge with --detectors reports only those rows; a name no shard has is refused in one line", () => {
+    const p1 = path.join(dir, "d1.json"), p2 = path.join(dir, "d2.json");
+    assert.equal(cli(["report", ...FILES, ...DET, "--shard", "1/2", "-o", p1]).code, 0);
+    assert.equal(cli(["report", ...FILES, ...DET, "--shard", "2/2", "-o", p2]).code, 0);
+    const only = ["protocol,quiet>=2s", "screen:auto@50ms", "herdr:auto,protocol"];
+    for (const list of only) {
+      const merged = JSON.parse(cli(["report", "--merge", p1, p2, "--detectors", list, "--format", "json"]).stdout);
+      const single = JSON.parse(cli(["report", ...FILES, "--detectors", list, "--format", "json"]).stdout);
+      assert.deepEqual(merged.detectors, single.detectors, list);
+    }
+    const bad = cli(["report", "--merge", p1, p2, "--detectors", "title:claude"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--detectors title:claude is not a detector of the shards/);
+    assert.equal(bad.stderr.trim().split("\n").length, 1);
+  });
   test("a merged HTML report embeds a recording only beside its shard, and only when its sha256 is the shard's", () => {
     // The CI layout: captures in caps/, the shard written beside them, merged elsewhere.
     const ci = path.join(dir, "ci"), caps = path.join(ci, "caps");

@@ -3,6 +3,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
 import { sweepStale } from "../session/labels.ts";
 import { plural } from "../text.ts";
@@ -91,6 +92,66 @@ describe("IN OUT commands: OUT or -o, `-` is stdout, nothing is a silent default
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /^\{"version":3/);
       }
+    });
+  }
+});
+
+// An endless input of zero bytes sniffs as ttyrec (every header reads as an empty frame at
+// time 0): each reader of captures must give up on it with one line, not read for ever.
+describe("an endless input (/dev/zero) is refused, not read for ever", { skip: !fs.existsSync("/dev/zero") }, () => {
+  const out = tmpDir("pstlab-zero-");
+  after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const RUNS: Record<string, string[]> = {
+    info: ["info", "/dev/zero"],
+    scan: ["scan", "/dev/zero"],
+    report: ["report", "/dev/zero", "--truth", "protocol"],
+    check: ["check", "/dev/zero"],
+    convert: ["convert", "/dev/zero", path.join(out, "c.cast")],
+    redact: ["redact", "/dev/zero", "--pattern", "x", "-o", path.join(out, "r.cast")],
+    detect: ["detect", "/dev/zero"],
+  };
+  for (const [name, args] of Object.entries(RUNS)) {
+    test(name, () => {
+      const r = cli(args, { timeout: 60000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^pstlab: \/dev\/zero: frame 1024 \(byte 12276\): 1024 empty frames in a row: not a ttyrec/,
+      );
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.deepEqual(fs.readdirSync(out), []);
+    });
+  }
+});
+
+// The simulated agent reads its terminal; at the end of its input (a closed terminal,
+// `</dev/null`) it exits instead of waiting (and spinning) for keys that never come.
+describe("sim exits at the end of its input", () => {
+  for (const args of [["--tasks", "0"], ["--tasks", "1", "--scale", "0.1"], ["--tasks", "2"]]) {
+    test(`sim ${args.join(" ")} </dev/null`, () => {
+      const r = cli(["sim", ...args], { input: "", timeout: 30000 });
+      assert.equal(r.code, 0, `exit ${r.code} (null: still running after 30 s): ${r.stderr}`);
+    });
+  }
+});
+
+// The markdown "reproduce:" line is a command to paste: a file name with a backtick or a
+// quote must come back as itself from a shell, not as `?`.
+describe("markdown reproduce: lines paste back into a shell", () => {
+  const d = tmpDir("pstlab-repro-");
+  after(() => fs.rmSync(d, { recursive: true, force: true }));
+  const name = "b`<img src=x>`it's ``two``.cast";
+  fs.copyFileSync(path.join(ROOT, "fixtures/captures/sim-correct.cast"), path.join(d, name));
+  for (const args of [["report", name, "--format", "markdown"], ["check", name, "--format", "markdown"]]) {
+    test(args[0], () => {
+      const r = cli(args, { cwd: d });
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      const m = /reproduce: (`+) ?(.*?) ?\1<\/sub>/.exec(r.stdout);
+      assert.ok(m, r.stdout.slice(-400));
+      const sh = spawnSync("sh", ["-c", `for a in ${m[2].replace(/^pstlab /, "")}; do printf '%s\\n' "$a"; done`], {
+        encoding: "utf8",
+      });
+      assert.deepEqual(sh.stdout.split("\n").slice(0, -1), args);
     });
   }
 });

@@ -75,8 +75,19 @@ describe("report --labels on snapshots", () => {
     assert.match(r.stderr, /bad\.tsv:1: unknown state "sleeping"/);
   });
   test("other people's snapshots, with the rules made for them", { skip: !hasShared && "../shared is absent" }, () => {
-    // Labels name files inside their own folder: the shared captures are linked in.
-    if (!fs.existsSync(path.join(dir, "shared"))) fs.symlinkSync(SHARED, path.join(dir, "shared"));
+    // Labels name files inside their own folder (a symlink out of it is refused): the shared
+    // captures named here are copied into the test's temporary folder.
+    for (
+      const f of [
+        "captures/claudeless-2.1.29/initial_state.tui.ansi.txt",
+        "captures/claudeless-2.1.29/bash_permission_dialog.tui.ansi.txt",
+        "captures/codex/codex_tui__bottom_pane__approval_overlay__tests__approval_overlay_permissions_prompt.snap",
+        "captures/codex/codex_tui__status_indicator_widget__tests__renders_with_working_header.snap",
+      ]
+    ) {
+      fs.mkdirSync(path.dirname(path.join(dir, "shared", f)), { recursive: true });
+      fs.copyFileSync(path.join(SHARED, f), path.join(dir, "shared", f));
+    }
     const l = writeTmp(
       dir,
       "shared.tsv",
@@ -109,14 +120,30 @@ describe("report --labels on snapshots", () => {
         ["/dev/zero\tidle", /bad-path\.tsv:2: "\/dev\/zero": a path must be relative/],
         ["../../etc/passwd\tidle", /bad-path\.tsv:2: "\.\.\/\.\.\/etc\/passwd": a path must be relative/],
         ["panes\tidle", /bad-path\.tsv:2: "panes" is not a regular file/],
-        ["zero\tidle", /bad-path\.tsv:2: "zero" is not a regular file/],
+        ["zero\tidle", /bad-path\.tsv:2: "zero": leads out of the labels file's folder through a symbolic link/],
+        ["s.txt\tidle", /bad-path\.tsv:2: "s\.txt": leads out of the labels file's folder through a symbolic link/],
+        ["rootdir/etc/passwd\tidle", /bad-path\.tsv:2: "rootdir\/etc\/passwd": leads out of the labels file's/],
+        [
+          "panes/idle.ansi.txt\tworking",
+          /bad-path\.tsv:2: "panes\/idle\.ansi\.txt" is labelled working here and idle at .*bad-path\.tsv:1: one file, one truth/,
+        ],
+        [
+          "./panes/idle.ansi.txt\tblocked",
+          /bad-path\.tsv:2: ".*" is labelled blocked here and idle at .*bad-path\.tsv:1 \(as "panes\/idle\.ansi\.txt"\)/,
+        ],
       ] as const
     ) {
-      if (!fs.existsSync(path.join(dir, "zero"))) fs.symlinkSync("/dev/zero", path.join(dir, "zero"));
+      for (const [name, to] of [["zero", "/dev/zero"], ["s.txt", "/etc/passwd"], ["rootdir", "/"]]) {
+        if (!fs.existsSync(path.join(dir, name))) fs.symlinkSync(to, path.join(dir, name));
+      }
       const bad = writeTmp(dir, "bad-path.tsv", `panes/idle.ansi.txt\tidle\n${line}\n`);
       const r = cli(["report", "--labels", bad], { timeout: 20000 });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
     }
+    // The same file with the same state twice is a harmless repeat.
+    const twice = writeTmp(dir, "twice.tsv", "panes/idle.ansi.txt\tidle\npanes/idle.ansi.txt\tidle\n");
+    assert.equal(cli(["report", "--labels", twice]).code, 0);
   });
 });

@@ -6,6 +6,7 @@ import { openInput, printWarnings, trackRecording } from "./input.ts";
 import type { Store } from "../osc7501/store.ts";
 import { alignRows, disarm, round6 } from "../text.ts";
 import { summaryOf } from "./commands.ts";
+import { warnPastEnd } from "./times.ts";
 
 export const spec = {
   name: "status",
@@ -35,7 +36,8 @@ export function recordsJson(store: Store): Record<string, unknown>[] {
 export const command = defineCommand(spec, async (p) => {
   const at = p.values.at ?? Infinity;
   const rec = await openInput(p.positionals[0], p.values);
-  const { tracker, end } = await trackRecording(rec, () => {}, at);
+  const { tracker, end, complete } = await trackRecording(rec, () => {}, at);
+  if (complete) warnPastEnd("--at", at, rec.path, end, "the records at the end");
   const store = tracker.store;
   const t = at === Infinity ? end : at;
   if (p.values.json) {

@@ -294,6 +294,9 @@ export function unrunnableRules(text: string): { findings: Finding[]; rest: stri
   });
   const kept = rules.filter((_, i) => !bad.has(i));
   if (!bad.size || !kept.length) return { findings: out, rest: null };
-  const rest = stringifyToml({ ...doc, rules: kept });
-  return { findings: out, rest };
+  try {
+    return { findings: out, rest: stringifyToml({ ...doc, rules: kept }) };
+  } catch {
+    return { findings: out, rest: null }; // what TOML can read it can write; if not, the patterns alone
+  }
 }

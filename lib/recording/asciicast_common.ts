@@ -33,6 +33,13 @@ export function optNum(h: Record<string, unknown>, k: string): number | undefine
   return typeof h[k] === "number" ? h[k] as number : undefined;
 }
 
+/** The entries of an object whose values are not strings (what strMap leaves out), or undefined. */
+export function nonStrMap(v: unknown): Record<string, unknown> | undefined {
+  if (!isObj(v)) return undefined;
+  const out = Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x !== "string"));
+  return Object.keys(out).length ? out : undefined;
+}
+
 export function strMap(v: unknown): Record<string, string> | undefined {
   if (!isObj(v)) return undefined;
   const out: Record<string, string> = {};

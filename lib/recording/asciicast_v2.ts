@@ -2,7 +2,17 @@
 // is held at the previous one, with a warning); size as width/height, TERM in env.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { dim, type EventClock, finishHeader, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
+import {
+  dim,
+  type EventClock,
+  finishHeader,
+  isObj,
+  nonStrMap,
+  optNum,
+  optStr,
+  readEvents,
+  strMap,
+} from "./asciicast_common.ts";
 
 const KNOWN = new Set([
   "version",
@@ -30,6 +40,7 @@ export function parseV2Header(file: string, h: Record<string, unknown>): Header 
     command: optStr(h, "command"),
     title: optStr(h, "title"),
     env,
+    envExtra: nonStrMap(h.env),
     provenance: isObj(h.pstlab) ? h.pstlab as Provenance : undefined,
   };
   return finishHeader(header, h, KNOWN);
@@ -65,7 +76,7 @@ export function headerV2(h: Header): Record<string, unknown> {
   if (h.idleTimeLimit !== undefined) out.idle_time_limit = h.idleTimeLimit;
   if (h.command !== undefined) out.command = h.command;
   if (h.title !== undefined) out.title = h.title;
-  const env = { ...(h.env ?? {}) };
+  const env: Record<string, unknown> = { ...(h.env ?? {}), ...h.envExtra };
   if (h.termType !== undefined && env.TERM === undefined) env.TERM = h.termType;
   if (Object.keys(env).length) out.env = env;
   if (h.theme !== undefined) out.theme = h.theme;

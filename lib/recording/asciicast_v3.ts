@@ -3,7 +3,17 @@
 // keeps the terminal under `term`.
 
 import type { Event, Header, Provenance } from "./model.ts";
-import { dim, type EventClock, finishHeader, isObj, optNum, optStr, readEvents, strMap } from "./asciicast_common.ts";
+import {
+  dim,
+  type EventClock,
+  finishHeader,
+  isObj,
+  nonStrMap,
+  optNum,
+  optStr,
+  readEvents,
+  strMap,
+} from "./asciicast_common.ts";
 import { FixtureError } from "../errors.ts";
 
 const KNOWN = new Set(["version", "term", "timestamp", "idle_time_limit", "command", "title", "env", "tags", "pstlab"]);
@@ -22,6 +32,7 @@ export function parseV3Header(file: string, h: Record<string, unknown>): Header 
     command: optStr(h, "command"),
     title: optStr(h, "title"),
     env: strMap(h.env),
+    envExtra: nonStrMap(h.env),
     tags: Array.isArray(h.tags) ? h.tags.filter((x): x is string => typeof x === "string") : undefined,
     provenance: isObj(h.pstlab) ? h.pstlab as Provenance : undefined,
   };
@@ -57,7 +68,7 @@ export function headerV3(h: Header): Record<string, unknown> {
   if (h.idleTimeLimit !== undefined) out.idle_time_limit = h.idleTimeLimit;
   if (h.command !== undefined) out.command = h.command;
   if (h.title !== undefined) out.title = h.title;
-  if (h.env !== undefined) out.env = h.env;
+  if (h.env !== undefined || h.envExtra !== undefined) out.env = { ...h.env, ...h.envExtra };
   if (h.tags !== undefined) out.tags = h.tags;
   if (h.extra) { for (const [k, v] of Object.entries(h.extra)) if (!(k in out)) out[k] = v; }
   if (h.provenance !== undefined) out.pstlab = h.provenance;

@@ -17,6 +17,8 @@ export interface Header {
   command?: string;
   title?: string;
   env?: Record<string, string>;
+  /** env entries whose values are not strings: not an environment, but in the file, so written back (and scrubbed by redact). */
+  envExtra?: Record<string, unknown>;
   tags?: string[];
   /** Our namespaced header key (`pstlab`): tool, spec revision, fixture schema, … */
   provenance?: Provenance;
@@ -60,6 +62,14 @@ export interface Recording {
 }
 
 export const FIXTURE_SCHEMA = 1;
+
+/**
+ * The marker (`m` event) the recorder writes when it sends a late answer to the OSC 7501 query
+ * (`record --answer-delay`), at the time it is sent: the header is written before the session,
+ * so it cannot say whether the answer went out before the program ended; these markers do.
+ * A query with no such marker was never answered.
+ */
+export const QUERY_ANSWERED_MARKER = "pstlab:query-answered";
 export const DEFAULT_SIZE = { cols: 120, rows: 32 };
 
 // The limits every reader applies, in one place, so a hostile or corrupt file ends in

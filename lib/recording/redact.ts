@@ -14,15 +14,20 @@
 // memory stays bounded on any file size. Replacement bytes go into the read where the
 // match starts; the other reads lose their part of it. Every event still decodes.
 
+import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import { UsageError } from "../errors.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
 import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
 
 export interface RedactOptions {
-  patterns: RegExp[];
+  /** Through the one regex runner (lib/regex): a pattern that could backtrack catastrophically runs in linear time. */
+  patterns: Pattern[];
   replace: string;
   /** Longest secret that is still found when split across reads (bytes). */
   maxSecret?: number;
+  /** Bytes of a long event scanned at a time (default 1 MiB; tests make it tiny to cross windows often). */
+  scanWindow?: number;
 }
 
 export interface RedactStats {
@@ -62,39 +67,54 @@ export function totalOf(s: RedactStats): number {
 const te = new TextEncoder();
 const td = new TextDecoder();
 
-/** One regex with every pattern as an alternative (leftmost match wins). */
-export function combine(patterns: RegExp[]): RegExp | null {
+/** One pattern with every pattern as an alternative (leftmost match wins). */
+export function combine(patterns: Pattern[]): Pattern | null {
   if (patterns.length === 0) return null;
-  const flags = new Set(["g"]);
-  for (const p of patterns) for (const f of p.flags) if ("imsu".includes(f)) flags.add(f);
-  return new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), [...flags].join(""));
+  if (patterns.length === 1) return patterns[0];
+  return compilePattern(patterns.map((p) => `(?:${p.source})`).join("|"));
 }
 
 /** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
 export function redactString(
   s: string,
-  re: RegExp | null,
+  re: Pattern | null,
   replace: string | null,
   replacer?: (m: string) => string,
 ): [string, number] {
   if (!re) return [s, 0];
-  let n = 0;
-  const out = s.replace(re, (m) => {
-    if (m.length === 0) return m;
+  let n = 0, out = "", from = 0;
+  for (const m of re.all(s)) {
     n++;
-    return replacer ? replacer(m) : replace!;
-  });
-  return [out, n];
+    out += s.slice(from, m.index) + (replacer ? replacer(m.text) : replace!);
+    from = m.end;
+  }
+  return n ? [out + s.slice(from), n] : [s, 0];
+}
+
+/** Work arrays reused from one scan window to the next (the garbage of 40 windows was most of redact's peak memory). */
+export class Scratch {
+  private a16: Uint16Array[] = [];
+  private a32: Uint32Array[] = [];
+  u16(slot: number, n: number): Uint16Array {
+    if (!this.a16[slot] || this.a16[slot].length < n) this.a16[slot] = new Uint16Array(Math.max(n, 1024));
+    return this.a16[slot].subarray(0, n);
+  }
+  u32(slot: number, n: number): Uint32Array {
+    if (!this.a32[slot] || this.a32[slot].length < n) this.a32[slot] = new Uint32Array(Math.max(n, 1024));
+    return this.a32[slot].subarray(0, n);
+  }
 }
 
 /** UTF-8 decode keeping, for every UTF-16 unit, the byte offset it came from. */
-export function decodeWithMap(b: Uint8Array): { text: string; map: Uint32Array } {
-  const units: number[] = [];
-  const map = new Uint32Array(b.length + 1);
+export function decodeWithMap(b: Uint8Array, scratch?: Scratch): { text: string; map: Uint32Array } {
+  // Typed arrays, not a JS value per unit: at most one unit per byte (a 4-byte character
+  // is two), so b.length bounds both; reused from `scratch` window after window.
+  const units = scratch ? scratch.u16(0, b.length) : new Uint16Array(b.length);
+  const map = scratch ? scratch.u32(0, b.length + 1) : new Uint32Array(b.length + 1);
   let m = 0;
   let i = 0;
   const push = (u: number, at: number) => {
-    units.push(u);
+    units[m] = u;
     map[m++] = at;
   };
   while (i < b.length) {
@@ -129,7 +149,7 @@ export function decodeWithMap(b: Uint8Array): { text: string; map: Uint32Array }
   }
   map[m] = b.length;
   let text = "";
-  for (let k = 0; k < units.length; k += 8192) text += String.fromCharCode(...units.slice(k, k + 8192));
+  for (let k = 0; k < m; k += 8192) text += String.fromCharCode(...units.subarray(k, Math.min(m, k + 8192)));
   return { text, map: map.subarray(0, m + 1) };
 }
 
@@ -143,7 +163,12 @@ interface Span {
 
 // An OSC 7501 or OSC 52 sequence, plain or inside tmux passthrough (every inner ESC
 // doubled per level): the introducer's ESCs, the code, the body, the terminator.
-const OSC = /(\x1b+)\](7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g;
+// The 8-bit form (C1 OSC U+009D … ST U+009C or BEL) too: pstlab's parser treats C1 as
+// payload, but a terminal emulator may not, so its bytes are scrubbed all the same.
+const OSC = [
+  /(\x1b+\])(7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g,
+  /(\u009d)(7501|52);([^\x07\x1b\x18\x1a\u009c]*)(\x07|\u009c)/g,
+];
 /** Values that are protocol vocabulary, not free text: never replaced. */
 const VOCABULARY = new Set(["state", "progress"]);
 const PLACEHOLDER_MAX = MAX_ID_SEGMENT_BYTES;
@@ -161,16 +186,19 @@ export class Redactor {
   };
   /** Secret → placeholder inside OSC 7501 values: the same secret always reads the same. */
   private readonly placeholders = new Map<string, string>();
-  private re: RegExp | null;
+  private re: Pattern | null;
   private queue: Event[] = [];
   private held = { output: 0, input: 0 };
   private readonly max: number;
   private readonly window: number;
+  private readonly scratch = new Scratch();
+  private readonly scan: number;
 
   constructor(private readonly opts: RedactOptions) {
     this.re = combine(opts.patterns);
     this.max = opts.maxSecret ?? 4096;
     this.window = Math.max(65536, this.max * 4);
+    this.scan = opts.scanWindow ?? SCAN_WINDOW;
   }
 
   /** Every string in the header, at any depth (keys of unknown fields included). */
@@ -187,11 +215,11 @@ export class Redactor {
       }
       return v;
     };
-    const { env, ...rest } = h;
-    const out = deep(rest) as Header;
+    // Every string, env's names and its non-string values (envExtra) included: a name
+    // can carry a secret as well as a value can.
+    const out = deep(h) as Header;
     out.cols = h.cols;
     out.rows = h.rows;
-    if (env) out.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, deep(v) as string])); // env names are not secrets
     return out;
   }
 
@@ -237,7 +265,7 @@ export class Redactor {
       for (const i of idx) offsets.push(offsets.at(-1)! + (this.queue[i] as { bytes: Uint8Array }).bytes.length);
       const joined = new Uint8Array(offsets.at(-1)!);
       idx.forEach((i, k) => joined.set((this.queue[i] as { bytes: Uint8Array }).bytes, offsets[k]));
-      const spans = this.findSpans(joined, kind === "output");
+      const spans = this.findSpansWindowed(joined, kind === "output");
       let safeEnd = final ? joined.length : Math.max(0, joined.length - this.max);
       // Never cut inside a match: move the cut to the end of the read holding its end.
       for (const sp of spans) if (sp.s < safeEnd && sp.e > safeEnd) safeEnd = sp.e;
@@ -355,24 +383,53 @@ export class Redactor {
     return text === null ? body : `${body.slice(0, semi + 1)}${text}`;
   }
 
+  /**
+   * findSpans over windows of SCAN_WINDOW bytes that overlap by maxSecret, so the working
+   * memory (text, byte map, visible text: ~10 bytes per byte) is bounded per window, not
+   * per event: one 40 MB `o` event needed 2.4 GB. A match is taken from the window it
+   * starts in (before the overlap); a window never ends inside an OSC string (OSC 52 and
+   * 7501 payloads are decoded whole), it is extended to the string's terminator.
+   */
+  private findSpansWindowed(joined: Uint8Array, isOutput: boolean): Span[] {
+    if (joined.length <= this.scan + this.max) return this.findSpans(joined, isOutput);
+    const spans: Span[] = [];
+    let from = 0;
+    while (from < joined.length) {
+      let limit = Math.min(joined.length, from + this.scan);
+      limit = oscSafeEnd(joined, from, limit);
+      const end = Math.min(joined.length, Math.max(limit, oscSafeEnd(joined, from, limit + this.max)));
+      const last = end >= joined.length;
+      let next = limit;
+      for (const sp of this.findSpans(joined.subarray(from, end), isOutput)) {
+        const s = sp.s + from;
+        if (!last && s >= limit) break;
+        if (spans.length && s < spans[spans.length - 1].e) continue;
+        spans.push({ ...sp, s, e: sp.e + from });
+        next = Math.max(next, sp.e + from);
+      }
+      if (last) break;
+      from = next;
+    }
+    return spans;
+  }
+
   /** Non-overlapping replacement spans, in order: OSC 7501 reports first, then plain matches. */
   private findSpans(joined: Uint8Array, isOutput: boolean): Span[] {
     if (!this.re) return [];
-    const { text, map } = decodeWithMap(joined);
+    const { text, map } = decodeWithMap(joined, this.scratch);
     const spans: Span[] = [];
     if (isOutput) {
-      OSC.lastIndex = 0;
-      for (let m; (m = OSC.exec(text));) {
-        const [whole, esc, code, body, term] = m;
-        const counts: Partial<RedactStats> = {};
-        const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
-        if (scrubbed !== body) {
-          spans.push({
-            s: map[m.index],
-            e: map[m.index + whole.length],
-            with: te.encode(`${esc}]${code};${scrubbed}${term}`),
-            osc: counts,
-          });
+      for (const osc of OSC) {
+        osc.lastIndex = 0;
+        for (let m; (m = osc.exec(text));) {
+          const [whole, intro, code, body, term] = m;
+          const s = map[m.index], e = map[m.index + whole.length];
+          if (spans.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
+          const counts: Partial<RedactStats> = {};
+          const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
+          if (scrubbed !== body) {
+            spans.push({ s, e, with: te.encode(`${intro}${code};${scrubbed}${term}`), osc: counts });
+          }
         }
       }
     }
@@ -382,33 +439,40 @@ export class Redactor {
       if (spans.some((o) => s < o.e && e > o.s) || plain.some((o) => s < o.e && e > o.s)) return; // handled already
       plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
     };
-    re.lastIndex = 0;
-    for (let m; (m = re.exec(text));) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      add(map[m.index], map[m.index + m[0].length]);
-    }
+    for (const m of re.all(text)) add(map[m.index], map[m.end]);
     // What a person sees: the output's text with escape sequences skipped
     // (`grep --color=always` splits a key with SGR), each match mapped back to the bytes
     // it covers, the sequences inside it included.
     if (isOutput) {
-      const { visible, at } = visibleText(text);
+      const { visible, at } = visibleText(text, this.scratch);
       if (visible.length !== text.length) {
-        re.lastIndex = 0;
-        for (let m; (m = re.exec(visible));) {
-          if (m[0].length === 0) {
-            re.lastIndex++;
-            continue;
-          }
-          const from = at[m.index], to = at[m.index + m[0].length - 1] + 1;
-          add(map[from], map[to]);
-        }
+        for (const m of re.all(visible)) add(map[at[m.index]], map[at[m.end - 1] + 1]);
       }
     }
     return [...spans, ...plain].sort((a, b) => a.s - b.s);
   }
+}
+
+/** Bytes of one event (or of reads joined) scanned at a time: see findSpansWindowed. */
+const SCAN_WINDOW = 1 << 20;
+
+/**
+ * `end`, or further when it falls inside an OSC string (ESC ] or U+009D up to the first
+ * BEL, ESC, CAN, SUB or U+009C): then just past that string's terminator (or the end).
+ */
+export function oscSafeEnd(b: Uint8Array, from: number, end: number): number {
+  if (end >= b.length) return b.length;
+  const isTerm = (i: number) =>
+    b[i] === 0x07 || b[i] === 0x1b || b[i] === 0x18 || b[i] === 0x1a || (b[i] === 0x9c && b[i - 1] === 0xc2);
+  let q = end - 1;
+  while (q >= from && !isTerm(q)) q--;
+  // After the last terminator byte: an OSC is open if that byte is ESC ] or a U+009D follows it.
+  let open = q >= from && b[q] === 0x1b && b[q + 1] === 0x5d && q + 1 < end;
+  for (let i = Math.max(q + 1, from); !open && i + 1 < end; i++) open = b[i] === 0xc2 && b[i + 1] === 0x9d;
+  if (!open) return end;
+  let i = end;
+  while (i < b.length && !isTerm(i)) i++;
+  return Math.min(b.length, i + 2);
 }
 
 // Escape sequences a terminal does not show: CSI (7- and 8-bit), OSC/DCS/SOS/PM/APC
@@ -416,21 +480,59 @@ export class Redactor {
 const INVISIBLE =
   /\x1b\[[0-?]*[ -\/]*[@-~]|\u009b[0-?]*[ -\/]*[@-~]|(?:\x1b[\]P^_X]|[\u0090\u0098\u009d-\u009f])[^\x07\x1b\u009c]*(?:\x07|\x1b\\|\u009c)?|\x1b[ -\/]*[0-~]/g;
 
-/** The text with escape sequences skipped, and for each of its units the index in `text` it came from. */
-export function visibleText(text: string): { visible: string; at: Uint32Array } {
-  const at = new Uint32Array(text.length);
-  let visible = "";
-  let n = 0, pos = 0;
+// Characters a terminal does not draw, so a secret split by them still reads whole on the
+// screen: C0 controls other than \t \n \r (and \b, which overwrites: below), DEL, C1, and
+// zero-width, bidi and other invisible formatting characters.
+const HIDDEN =
+  /[\x00-\x07\x0b\x0c\x0e-\x1f\x7f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/;
+const isHidden = (c: number) =>
+  c < 0x80
+    ? (c < 0x20 && c !== 9 && c !== 10 && c !== 13 && c !== 8) || c === 0x7f
+    : HIDDEN.test(String.fromCharCode(c));
+
+/**
+ * The text as a terminal displays it: escape sequences and invisible characters skipped,
+ * a character followed by a backspace dropped (the next one overwrites it); for each of
+ * its units, the index in `text` it came from. Typed arrays, not a unit per JS value: the
+ * window can be megabytes.
+ */
+export function visibleText(text: string, scratch?: Scratch): { visible: string; at: Uint32Array } {
+  const units = scratch ? scratch.u16(1, text.length) : new Uint16Array(text.length);
+  const at = scratch ? scratch.u32(1, text.length) : new Uint32Array(text.length);
+  let n = 0;
   const keep = (from: number, to: number) => {
-    visible += text.slice(from, to);
-    for (let i = from; i < to; i++) at[n++] = i;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 8) {
+        // Backspace: the cursor goes back over the last character on this line.
+        if (n > 0 && units[n - 1] !== 10 && units[n - 1] !== 13) {
+          n--;
+          if (n > 0 && units[n] >= 0xdc00 && units[n] < 0xe000 && units[n - 1] >= 0xd800 && units[n - 1] < 0xdc00) n--;
+        }
+        continue;
+      }
+      // Tag characters and supplementary variation selectors (U+E0000–E01EF): invisible.
+      if (c === 0xdb40 && i + 1 < to) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d < 0xddf0) {
+          i++;
+          continue;
+        }
+      }
+      if ((c < 0x20 || c >= 0x7f) && isHidden(c)) continue;
+      units[n] = c;
+      at[n++] = i;
+    }
   };
+  let pos = 0;
   INVISIBLE.lastIndex = 0;
   for (let m; (m = INVISIBLE.exec(text));) {
     keep(pos, m.index);
     pos = m.index + m[0].length;
   }
   keep(pos, text.length);
+  let visible = "";
+  for (let k = 0; k < n; k += 8192) visible += String.fromCharCode(...units.subarray(k, Math.min(n, k + 8192)));
   return { visible, at: at.subarray(0, n) };
 }
 
@@ -455,7 +557,7 @@ export function envValuePatterns(
   env: Record<string, string | undefined>,
   header?: Record<string, string>,
   placeholders: string[] = ["[REDACTED]"],
-): RegExp[] {
+): Pattern[] {
   const isSecret = (v: string | undefined): v is string => {
     if (!v) return false;
     let rest = v;
@@ -469,6 +571,21 @@ export function envValuePatterns(
   }
   // A multi-line value reaches the capture as the pty shows it: each line break as \r\n.
   return [...values].sort((a, b) => b.length - a.length).map((v) =>
-    new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\r?\n/g, "\\r?\\n"), "g")
+    compilePattern(v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\r?\n/g, "\\r?\\n"))
   );
+}
+
+/**
+ * The patterns, through the one regex runner (Rust syntax, as manifests and script waits):
+ * one that could backtrack catastrophically on a long output runs in linear time.
+ */
+export function compilePatterns(sources: string[]): Pattern[] {
+  return sources.map((src) => {
+    try {
+      return compilePattern(src);
+    } catch (e) {
+      if (!(e instanceof RegexError)) throw e;
+      throw new UsageError(`redact: bad --pattern ${JSON.stringify(src)}: ${e.message}`);
+    }
+  });
 }

@@ -3,15 +3,15 @@
 // placeholders that keep the report valid; and a property: secrets placed anywhere
 // pstlab decodes are all gone after one pass (a second pass finds nothing) while the
 // protocol's reports stay the same.
+import { compilePattern, type Pattern } from "../regex/pattern.ts";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Redactor, totalOf } from "./redact.ts";
+import { compilePatterns, Redactor, totalOf } from "./redact.ts";
 import type { Event, Header } from "./model.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { wrapTmux } from "../osc7501/encode.ts";
 import { Tracker } from "../osc7501/tracker.ts";
-import { compilePatterns } from "../cli/redact.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -22,7 +22,7 @@ const o = (t: number, s: string | Uint8Array): Event => ({
   bytes: typeof s === "string" ? te.encode(s) : s,
 });
 
-function run(patterns: RegExp[], header: Header, events: Event[]) {
+function run(patterns: Pattern[], header: Header, events: Event[]) {
   const r = new Redactor({ patterns, replace: "[R]" });
   const h = r.header(header);
   const out: Event[] = [];
@@ -52,7 +52,7 @@ describe("redact: places that leaked", () => {
     const seq = te.encode(
       `\x1b]7501;state=blocked:kind=question:title=${b64("sk-SECRET1")}:msg=${b64("key sk-SECRET1?")}\x1b\\`,
     );
-    const { events, r } = run([/sk-[A-Z0-9]+/g], { cols: 80, rows: 24 }, [
+    const { events, r } = run([compilePattern("sk-[A-Z0-9]+")], { cols: 80, rows: 24 }, [
       o(0, wrapTmux(seq, 1)),
       o(1, wrapTmux(seq, 2)),
     ]);
@@ -62,7 +62,9 @@ describe("redact: places that leaked", () => {
     assert.deepEqual(reports(events), reports([o(0, wrapTmux(seq, 1)), o(1, wrapTmux(seq, 2))]));
   });
   test("OSC 52 clipboard payloads are decoded and scrubbed", () => {
-    const { events, r } = run([/hunter2/g], { cols: 80, rows: 24 }, [o(0, `\x1b]52;c;${b64("pw=hunter2")}\x07`)]);
+    const { events, r } = run([compilePattern("hunter2")], { cols: 80, rows: 24 }, [
+      o(0, `\x1b]52;c;${b64("pw=hunter2")}\x07`),
+    ]);
     assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), `\x1b]52;c;${b64("pw=[R]")}\x07`);
     assert.equal(r.stats.osc52, 1);
   });
@@ -76,12 +78,12 @@ describe("redact: places that leaked", () => {
       extra: { "tok-key": "tok-3", nested: ["tok-4"] },
       provenance: { tool: "pstlab", version: "1", osc7501_revision: "0.4", fixture_schema: 1, emitter: "tok-5" },
     };
-    const { header: h, r } = run([/tok-?[0-9a-z]*/g], header, []);
+    const { header: h, r } = run([compilePattern("tok-?[0-9a-z]*")], header, []);
     assert.ok(!JSON.stringify(h).includes("tok"), JSON.stringify(h));
     assert.equal(r.stats.header, 7);
   });
   test("events of unknown codes", () => {
-    const { events } = run([/sk-[a-z]+/g], { cols: 80, rows: 24 }, [{
+    const { events } = run([compilePattern("sk-[a-z]+")], { cols: 80, rows: 24 }, [{
       t: 0,
       kind: "other",
       code: "z",
@@ -95,7 +97,7 @@ describe("redact: places that leaked", () => {
       o(1, "\x1b]7501;state=blocked:app=deployer:id=eu-west/db:kind=permission\x1b\\"),
       o(2, "\x1b]7501;state=done:id=eu-west\x1b\\"),
     ];
-    const { events } = run([/eu-west/g, /deploy/g], { cols: 80, rows: 24 }, src);
+    const { events } = run([compilePattern("eu-west"), compilePattern("deploy")], { cols: 80, rows: 24 }, src);
     const text = events.map((e) => td.decode((e as { bytes: Uint8Array }).bytes)).join("");
     assert.equal((text.match(/id=redacted-2\b/g) ?? []).length, 3);
     assert.match(text, /id=redacted-2\/db/);
@@ -105,13 +107,20 @@ describe("redact: places that leaked", () => {
 });
 
 describe("redact: patterns", () => {
-  test("patterns that need different flags compile together (no internal error)", () => {
+  test("patterns compile together through the one regex runner; a bad one is one line", () => {
     const ps = compilePatterns(["\\-x", "abc"]);
     assert.equal(ps.length, 2);
-    assert.equal(ps[0].flags, ps[1].flags);
     const { events } = run(ps, { cols: 80, rows: 24 }, [o(0, "-x abc")]);
     assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), "[R] [R]");
     assert.throws(() => compilePatterns(["("]), /bad --pattern "\("/);
+  });
+  test("a pattern that backtracks catastrophically in JavaScript runs in linear time (the one regex runner)", () => {
+    // (a+)+$ on 40 a's and a b: 2^40 steps for a backtracking engine; the guard sends it to RE2.
+    const [p] = compilePatterns(["(a+)+$"]);
+    const text = "a".repeat(40) + "b\r\n" + "x".repeat(70000);
+    const { events, r } = run([p], { cols: 80, rows: 24 }, [o(0, text)]);
+    assert.equal(totalOf(r.stats), 0);
+    assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), text);
   });
 });
 
@@ -150,10 +159,10 @@ describe("redact: property", () => {
             if (typeof p === "function") p(header);
             else events.push({ ...p, t: i } as Event);
           });
-          const patterns = [...new Set(items.map(([s]) => s))].map((s) => new RegExp(s, "g"));
+          const patterns = [...new Set(items.map(([s]) => s))].map((s) => compilePattern(s));
           const first = run(patterns, header, events);
           assert.ok(totalOf(first.r.stats) >= 1);
-          const second = run(patterns.map((p) => new RegExp(p.source, "g")), first.header, first.events);
+          const second = run(patterns, first.header, first.events);
           assert.equal(totalOf(second.r.stats), 0, JSON.stringify(second.r.stats));
           assert.deepEqual(reports(first.events), reports(events));
         },

@@ -22,9 +22,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeFsError, fsErrorCode } from "./source.ts";
 import { InputError } from "../errors.ts";
-import { refuseInput } from "../inputs.ts";
+import { refuseInput, writeTarget } from "../inputs.ts";
 
-export { noteInput, noteInputFd } from "../inputs.ts";
+export { noteInput, noteInputFd, refuseSameOutputs } from "../inputs.ts";
 import { BrokenPipe, forTerminal, type RawChannel, writeAllSync } from "../stdio.ts";
 export { BrokenPipe, writeAllSync } from "../stdio.ts";
 
@@ -76,8 +76,22 @@ const handlers = Object.fromEntries(
   Object.keys(SIGNAL_NUMBERS).map((s) => [s, () => onSignal(s as keyof typeof SIGNAL_NUMBERS)]),
 ) as Record<keyof typeof SIGNAL_NUMBERS, () => void>;
 
+/**
+ * Arms the stop handlers for the whole run of a batch command (report, check, convert…):
+ * a process started with SIGINT/SIGTERM ignored (a background job of a script, some
+ * harnesses) or one whose signal arrived during synchronous work would otherwise finish
+ * and exit 0. Interactive commands (record, play, sim, demo) own their signals and do not call it.
+ */
+export function armStopSignals(): void {
+  arm();
+}
+
 function track(f: string): void {
   litter.add(f);
+  arm();
+}
+
+function arm(): void {
   if (handlersOn) return;
   handlersOn = true;
   process.on("exit", sweep);
@@ -85,11 +99,11 @@ function track(f: string): void {
 }
 
 function untrack(f: string): void {
+  // The handlers stay armed once armed: a signal that arrived while the work ran
+  // synchronously is dispatched later, and with no listener left by then the runtime
+  // drops it (the command finished and exited 0 after a Ctrl-C). Armed, it still stops
+  // the process with 128 + N, at the latest at the next turn of the event loop.
   litter.delete(f);
-  if (litter.size > 0 || !handlersOn) return;
-  handlersOn = false;
-  process.off("exit", sweep);
-  for (const [s, h] of Object.entries(handlers)) process.off(s, h);
 }
 
 function besideName(p: string, what: string): string {
@@ -179,6 +193,9 @@ export class OutputFile {
       out.terminal = !opts.raw;
       return out;
     }
+    // A symlinked output is written through to its target (the temp file beside the target,
+    // renamed onto it): renaming onto the link would replace the link and leave the target stale.
+    p = writeTarget(p);
     const first = statOrNull(p);
     if (first?.isDirectory()) throw new InputError(`${p}: is a directory`);
     // Every file target is locked before it is looked at: two writers given one name are

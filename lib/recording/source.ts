@@ -3,6 +3,7 @@
 
 import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
 import { InputError } from "../errors.ts";
 import { noteInput, noteInputFd } from "../inputs.ts";
 
@@ -36,6 +37,10 @@ async function* fileChunks(fd: number, first: Uint8Array, regular: boolean): Asy
     if (first.length) yield first;
     const buf = new Uint8Array(BLOCK);
     while (true) {
+      // A turn of the event loop per block of a regular file: a reader that only awaits
+      // microtasks never lets a signal handler run, and SIGINT/SIGTERM would wait for the
+      // whole file (or, dispatched after the handlers were gone, be lost).
+      if (regular) await new Promise((r) => setImmediate(r));
       const n = regular ? fs.readSync(fd, buf, 0, BLOCK, null) : await readAsync(fd, buf);
       if (n <= 0) break;
       yield n === BLOCK ? buf : buf.subarray(0, n);

@@ -70,10 +70,16 @@ class ChunkQueue {
   }
 }
 
+/**
+ * Empty frames in a row before the input is refused: an endless source of zero bytes
+ * (/dev/zero) parses as empty frames for ever; no recorder writes this many.
+ */
+export const MAX_EMPTY_FRAMES = 1024;
+
 export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint8Array>): AsyncIterable<Event> {
   const q = new ChunkQueue();
   let t0: number | null = null;
-  let frame = 0, offset = 0;
+  let frame = 0, offset = 0, empty = 0;
   let pending: { t: number; len: number } | null = null;
   for await (const c of chunks) {
     q.push(c);
@@ -87,6 +93,14 @@ export async function* readTtyrecEvents(file: string, chunks: AsyncIterable<Uint
         if (usec >= 1_000_000) throw new FixtureError(file, null, `${where}: tv_usec ${usec} is out of range`);
         if (len > MAX_FRAME_BYTES) {
           throw new FixtureError(file, null, `${where}: length ${len} is beyond the limit (${MAX_FRAME_BYTES} bytes)`);
+        }
+        empty = len === 0 ? empty + 1 : 0;
+        if (empty >= MAX_EMPTY_FRAMES) {
+          throw new FixtureError(
+            file,
+            null,
+            `${where}: ${MAX_EMPTY_FRAMES} empty frames in a row: not a ttyrec recording (an endless input such as /dev/zero?)`,
+          );
         }
         const abs = sec * 1e6 + usec;
         t0 ??= abs;

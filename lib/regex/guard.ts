@@ -86,20 +86,9 @@ class Parser {
     return m === 0n ? this.all : m;
   }
   quant(): { min: number; max: number } {
-    const s = this.s;
-    let q = { min: 1, max: 1 };
-    const c = s[this.i];
-    if (c === "*") q = { min: 0, max: Infinity }, this.i++;
-    else if (c === "+") q = { min: 1, max: Infinity }, this.i++;
-    else if (c === "?") q = { min: 0, max: 1 }, this.i++;
-    else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(this.i));
-      if (m) {
-        q = { min: +m[1], max: m[2] === undefined ? +m[1] : m[3] === "" ? Infinity : +m[3] };
-        this.i += m[0].length;
-      }
-    } else return q;
-    if (s[this.i] === "?") this.i++;
+    const q = readQuantifier(this.s, this.i);
+    if (!q) return { min: 1, max: 1 }; // a `{` that is no quantifier: a literal brace
+    this.i = q.next;
     return q;
   }
   escapeEnd(j: number): number {
@@ -254,3 +243,25 @@ export function analyse(source: string, flags = "u"): Analysis {
 }
 
 export const backtrackDegree = (source: string, flags = "u"): number => analyse(source, flags).degree;
+
+/**
+ * The quantifier at `i` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy): its bounds
+ * and where it ends; `{ min: 1, max: 1, next: i }` when there is none, null for a `{` that
+ * is not a quantifier. Shared by the guard and the literal finder (literals.ts).
+ */
+export function readQuantifier(s: string, i: number): { min: number; max: number; next: number } | null {
+  let min: number, max: number;
+  const c = s[i];
+  if (c === "*") min = 0, max = Infinity, i++;
+  else if (c === "+") min = 1, max = Infinity, i++;
+  else if (c === "?") min = 0, max = 1, i++;
+  else if (c === "{") {
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(i));
+    if (!m) return null;
+    min = +m[1];
+    max = m[2] === undefined ? +m[1] : m[3] === "" ? Infinity : +m[3];
+    i += m[0].length;
+  } else return { min: 1, max: 1, next: i };
+  if (s[i] === "?") i++;
+  return { min, max, next: i };
+}

@@ -9,6 +9,7 @@
 // $ spelled as look-arounds, \b as look-arounds on Unicode word classes). Anything this
 // reader does not understand (inline modifier groups) gives "no literal, may span".
 
+import { readQuantifier } from "./guard.ts";
 /** A disjunction: every match contains at least one of these (non-empty) strings. */
 export type Literals = string[];
 
@@ -94,19 +95,9 @@ class Reader {
   }
 
   quantifier(): { min: number; max: number } {
-    const s = this.s;
-    let q = { min: 1, max: 1 };
-    const c = s[this.i];
-    if (c === "*") q = { min: 0, max: Infinity }, this.i++;
-    else if (c === "+") q = { min: 1, max: Infinity }, this.i++;
-    else if (c === "?") q = { min: 0, max: 1 }, this.i++;
-    else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(this.i));
-      if (!m) throw new Unsupported();
-      q = { min: +m[1], max: m[2] === undefined ? +m[1] : m[3] === "" ? Infinity : +m[3] };
-      this.i += m[0].length;
-    } else return q;
-    if (s[this.i] === "?") this.i++;
+    const q = readQuantifier(this.s, this.i);
+    if (!q) throw new Unsupported();
+    this.i = q.next;
     return q;
   }
 

@@ -72,6 +72,7 @@ function baselineJson(c: Comparison) {
       })),
     })),
     failures: c.failures,
+    other_files: c.otherFiles ?? null,
   };
 }
 

@@ -114,7 +114,21 @@ export const REPORT_JSON_SCHEMA = {
             items: obj({ detector: str, worse: { type: "array", items: MEASURE } }),
           },
         }),
-      ],
+      ].map((b) =>
+        "properties" in b
+          ? {
+            ...b,
+            // Not required: a report written before it was added still reads as a baseline.
+            properties: {
+              ...b.properties,
+              other_files: {
+                type: ["string", "null"],
+                description: "set when the baseline was made from other captures (by path and sha256): which",
+              },
+            },
+          }
+          : b
+      ),
     },
   }),
 };

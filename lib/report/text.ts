@@ -2,7 +2,7 @@
 // reproduce it — fixture hash, pstlab version, spec revision, the command).
 
 import { COLUMNS, footnotes, type Report, type ReportSummary, row, totals, truthNotes } from "./model.ts";
-import { alignRows, disarm, mdCode, paint } from "../text.ts";
+import { alignRows, disarm, mdCode, mdCommand, paint } from "../text.ts";
 import { fmtChange, MEASURES } from "./baseline.ts";
 
 const RIGHT = new Set([1, 2, 3, 4, 5, 6, 7]);
@@ -145,12 +145,7 @@ export function renderMarkdown(r: Report, opts: { perFile?: boolean; episodes?: 
   out.push(
     `<sub>pstlab ${r.tool.version} · OSC 7501 revision ${r.spec.osc7501_revision} · truth: ${
       mdEscape(r.truth.source)
-    } · ${fixtures} · reproduce: \`pstlab ${
-      r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${disarm(a).replace(/[`']/g, "?")}'`)).join(" ").replace(
-        /\|/g,
-        "\\|",
-      )
-    }\`</sub>`,
+    } · ${fixtures} · reproduce: ${mdCommand(["pstlab", ...r.argv], { pipes: true })}</sub>`,
   );
   return out.join("\n") + "\n";
 }

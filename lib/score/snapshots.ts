@@ -63,6 +63,21 @@ export const MAX_SNAPSHOT_BYTES = 16 << 20;
  * and, when it exists, a regular file of at most MAX_SNAPSHOT_BYTES (`/dev/zero` or a
  * FIFO would be read for ever).
  */
+/** The real path of `p`, or of its nearest existing parent plus the rest (a file not made yet). */
+function realOrNearest(p: string): string {
+  const rest: string[] = [];
+  let at = path.resolve(p);
+  while (true) {
+    try {
+      return path.join(fs.realpathSync(at), ...rest);
+    } catch {
+      if (path.dirname(at) === at) return path.join(at, ...rest);
+      rest.unshift(path.basename(at));
+      at = path.dirname(at);
+    }
+  }
+}
+
 function snapshotPath(base: string, given: string, file: string, line: number): string {
   if (path.isAbsolute(given) || given.split(/[\\/]/).includes("..")) {
     throw new FixtureError(
@@ -74,6 +89,17 @@ function snapshotPath(base: string, given: string, file: string, line: number): 
     );
   }
   const p = path.resolve(base, given);
+  // A symlink in the folder (`s.txt -> /etc/passwd`, `rootdir -> /`) leads out of it as
+  // surely as `..`: the resolved path of what exists must still be inside the folder.
+  const real = realOrNearest(p), realBase = realOrNearest(base);
+  const rel = path.relative(realBase, real);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) {
+    throw new FixtureError(
+      file,
+      line,
+      `${JSON.stringify(given)}: leads out of the labels file's folder through a symbolic link (to ${real})`,
+    );
+  }
   let st: fs.Stats | null = null;
   try {
     st = fs.statSync(p);
@@ -145,6 +171,23 @@ export function parseSnapshotLabels(text: string, file: string): SnapshotLabel[]
     });
   });
   if (out.length === 0) throw new FixtureError(file, null, "no labels");
+  // One file labelled twice: the same state is a harmless repeat; two states cannot both be
+  // the truth (the later would silently win or be counted twice).
+  const first = new Map<string, SnapshotLabel>();
+  for (const l of out) {
+    const k = realOrNearest(l.path);
+    const seen = first.get(k);
+    if (!seen) first.set(k, l);
+    else if (seen.state !== l.state) {
+      throw new FixtureError(
+        file,
+        l.line,
+        `${JSON.stringify(l.given)} is labelled ${l.state} here and ${seen.state} at ${file}:${seen.line}${
+          seen.given === l.given ? "" : ` (as ${JSON.stringify(seen.given)})`
+        }: one file, one truth`,
+      );
+    }
+  }
   return out;
 }
 

@@ -16,9 +16,9 @@ import { Scanner } from "../osc7501/scanner.ts";
 import { queryReply } from "../osc7501/parse.ts";
 import { RemoteScreen } from "./remote_screen.ts";
 import { QueryFilter } from "./query_filter.ts";
-import { LabelChannel } from "./labels.ts";
+import { LabelChannel, MAX_LABEL_BYTES } from "./labels.ts";
 import { runScript, ScriptFailed, type Step } from "./driver.ts";
-import type { Event, Header, Provenance } from "../recording/model.ts";
+import { type Event, type Header, type Provenance, QUERY_ANSWERED_MARKER } from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { describeFsError } from "../recording/source.ts";
 import { InputError, UserError } from "../errors.ts";
@@ -232,6 +232,8 @@ class Session {
       if (this.pty && !this.exited) {
         this.pty.write(reply);
         this.queriesAnswered++;
+        // Recorded when sent, so a reader knows it was (the header cannot: it is written first).
+        this.write({ t: Math.max(this.now(), this.lastT), kind: "marker", label: QUERY_ANSWERED_MARKER });
       }
     }, delay * 1000);
     this.lateAnswers.add(timer);
@@ -561,6 +563,15 @@ class Session {
     for (const c of this.cleanups.reverse()) c();
     this.labels.close();
     this.hooks?.close();
+    for (const [ch, what] of [[this.labels, "$PSTLAB_LABELS"], [this.hooks, "$PSTLAB_HOOKS"]] as const) {
+      if (ch?.truncated) {
+        this.o.onWarning?.(
+          `${what}: ${ch.truncated} line${
+            ch.truncated === 1 ? "" : "s"
+          } longer than ${MAX_LABEL_BYTES} bytes cut there (the rest dropped)`,
+        );
+      }
+    }
     await this.screen?.close();
     pty.close();
     await this.endGroup(pty.pid);

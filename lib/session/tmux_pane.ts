@@ -21,6 +21,7 @@ import { describeFsError } from "../recording/source.ts";
 import { formatForeground, PROCESS_CODE } from "../recording/sources.ts";
 import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
+import { whyNoTempFolder } from "./labels.ts";
 
 export interface PaneTarget {
   target: string;
@@ -157,7 +158,12 @@ export async function recordPane(o: PaneSessionOptions, writer: RecordingWriter,
   if (info.piped) {
     throw new UserError(`record: tmux pane ${info.id} is already piped (pipe-pane); stop that pipe first`);
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-pane-"));
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-pane-"));
+  } catch (e) {
+    throw new UserError(`record: cannot make a FIFO in ${os.tmpdir()} ($TMPDIR): ${whyNoTempFolder(os.tmpdir(), e)}`);
+  }
   const fifo = path.join(dir, "pane");
   const mk = spawnSync("mkfifo", ["-m", "600", fifo]);
   if (mk.status !== 0) {

@@ -94,13 +94,23 @@ type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
 export async function runAgent(o: AgentOptions): Promise<number> {
   const stdin = process.stdin as unknown as Stdin;
   try {
-    return await new Agent(o, new Tty(stdin)).run();
+    const tty = new Tty(stdin);
+    try {
+      return await new Agent(o, tty).run();
+    } catch (e) {
+      if (!(e instanceof EndOfInput)) throw e;
+      tty.label("truth:idle");
+      return 0;
+    }
   } finally {
     stdin.removeAllListeners("data");
     stdin.pause();
     if (stdin.isTTY) stdin.setRawMode?.(false);
   }
 }
+
+/** A read after the end of the input. */
+class EndOfInput extends Error {}
 
 /** The agent's terminal: output, reads queued as they arrive, truth labels. */
 class Tty {
@@ -114,6 +124,20 @@ class Tty {
       this.queue.push(typeof d === "string" ? d : new TextDecoder().decode(d));
       this.waiter?.();
     });
+    // The end of the input (the terminal closed, `</dev/null`): reads fail from then on and
+    // the agent exits, as a real one does, instead of waiting for keys that never come.
+    const end = () => {
+      this.ended = true;
+      this.waiter?.();
+    };
+    stdin.on("end", end);
+    stdin.on("close", end);
+  }
+
+  private ended = false;
+
+  atEnd(): boolean {
+    return this.ended && this.queue.length === 0;
   }
 
   out(s: string): void {
@@ -132,7 +156,10 @@ class Tty {
 
   /** The next read from the terminal (one or more keys). */
   async read(): Promise<string> {
-    while (this.queue.length === 0) await new Promise<void>((res) => (this.waiter = res));
+    while (this.queue.length === 0) {
+      if (this.ended) throw new EndOfInput();
+      await new Promise<void>((res) => (this.waiter = res));
+    }
     this.waiter = null;
     return this.queue.shift()!;
   }
@@ -277,7 +304,11 @@ class Agent {
     let reply = "";
     const deadline = Date.now() + 1000;
     while (!/\x1b\[\?[0-9;]*c/.test(reply) && Date.now() < deadline) {
-      reply += await Promise.race([this.tty.read(), sleep(0.05).then(() => "")]);
+      reply += await Promise.race([this.tty.read(), sleep(0.05).then(() => "")]).catch((e) => {
+        if (e instanceof EndOfInput) return ""; // no terminal to answer: not supported
+        throw e;
+      });
+      if (this.tty.atEnd()) break;
     }
     this.supported = this.o.alwaysReport || answered(reply.split(/\x1b\[\?[0-9;]*c/)[0] ?? "");
   }
