@@ -89,28 +89,6 @@ export function keyFor(ch: string): Key | null {
   return null;
 }
 
-/**
- * Splits what a terminal sent into keys: an escape sequence (an arrow, shift+arrow) is
- * one key, a lone ESC is "\x1b", anything else one character each.
- */
-export function splitKeys(text: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length;) {
-    if (text[i] === "\x1b") {
-      const m = /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/.exec(text.slice(i));
-      const k = m ? m[0] : "\x1b";
-      out.push(k);
-      i += k.length;
-      continue;
-    }
-    const cp = text.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    out.push(ch);
-    i += ch.length;
-  }
-  return out;
-}
-
 export class Player {
   readonly state: PlayerState;
   private anchorWall = 0;

@@ -16,7 +16,8 @@ import {
 import { LabelFile } from "../../replay/label_file.ts";
 import { openInput, openOptions, printWarnings } from "./input.ts";
 import { pickManifest } from "./detect_common.ts";
-import { keyFor, Player, splitKeys } from "../../replay/player.ts";
+import { keyFor, Player } from "../../replay/player.ts";
+import { TermInput } from "../../replay/term_input.ts";
 import { limitIdleTime, slice } from "../recording/transforms.ts";
 import { raw } from "../stdio.ts";
 import { type PanelClock, SideBySide } from "../../replay/side_by_side.ts";
@@ -260,9 +261,27 @@ export const command = defineCommand(spec, async (p) => {
     panel.setLabel(labelFile.at(window.from));
     panel.setLabels((t) => labelFile.around(t));
   }
+  // The terminal's input parsed as terminal input: the capture's queries (ESC [ c …)
+  // make the terminal answer on stdin, and those replies must never read as keys (their
+  // ESC quit playback). A lone ESC is Esc once ESC_WAIT_MS pass with nothing after it.
+  const input = new TermInput();
+  const decoder = new TextDecoder();
+  let inputTimer: ReturnType<typeof setTimeout> | null = null;
   const onKey = (d: Uint8Array | string) => {
-    const text = typeof d === "string" ? d : new TextDecoder().decode(d);
-    for (const k of splitKeys(text)) {
+    if (inputTimer !== null) clearTimeout(inputTimer);
+    inputTimer = null;
+    onKeys(input.feed(typeof d === "string" ? d : decoder.decode(d, { stream: true })));
+    const wait = input.wait();
+    if (wait !== null) {
+      inputTimer = setTimeout(() => {
+        inputTimer = null;
+        onKeys(input.timeout());
+      }, wait);
+    }
+  };
+  const onKeys = (keys: string[]) => {
+    if (keys.length === 0) return;
+    for (const k of keys) {
       if (goto.text !== null) {
         const r = goto.key(k);
         if (r === null) say(`go to: ${goto.text}`);
@@ -307,6 +326,7 @@ export const command = defineCommand(spec, async (p) => {
     if (restored) return;
     restored = true;
     panel?.stop();
+    if (inputTimer !== null) clearTimeout(inputTimer);
     if (tty) {
       stdin.setRawMode?.(false);
       stdin.off("data", onKey);
