@@ -1,14 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import fc from "fast-check";
-import { parse as parseToml } from "smol-toml";
 import { compilePattern, FAST_PATH_STEPS, MAX_BOUNDARY_DEGREE, type Pattern, RegexError } from "./pattern.ts";
-import { BUNDLED } from "../detect/bundled.ts";
-
-const ROOT = path.resolve(import.meta.dirname ?? ".", "../..");
-const HERDR = path.resolve(ROOT, "../shared/manifests/herdr");
+import { manifestPatterns } from "./testkit.ts";
 
 /** Both engines' answers on one text, for comparison. */
 function both(p: Pattern, text: string) {
@@ -95,24 +89,7 @@ describe("the regex runner", () => {
   });
 
   test("every pattern of the bundled and Herdr manifests: both engines agree on texts made of its own characters", () => {
-    const sources: string[] = [];
-    const walk = (o: unknown): void => {
-      if (Array.isArray(o)) o.forEach(walk);
-      else if (o && typeof o === "object") {
-        for (const [k, v] of Object.entries(o)) {
-          if (["regex", "line_regex", "any", "all", "not"].includes(k) && Array.isArray(v)) {
-            for (const x of v) if (typeof x === "string") sources.push(x);
-          }
-          if (typeof v === "object") walk(v);
-        }
-      }
-    };
-    for (const text of Object.values(BUNDLED)) walk(parseToml(text));
-    if (fs.existsSync(HERDR)) {
-      for (const f of fs.readdirSync(HERDR).filter((f) => f.endsWith(".toml"))) {
-        walk(parseToml(fs.readFileSync(path.join(HERDR, f), "utf8")));
-      }
-    }
+    const sources = manifestPatterns();
     assert.ok(sources.length > 100);
     let compared = 0;
     for (const src of sources) {
