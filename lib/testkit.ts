@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Event } from "./recording/model.ts";
+import type { RecordingWriter } from "./recording/writer.ts";
 import { type ScanEvent, Scanner } from "./osc7501/scanner.ts";
 
 export const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..");
@@ -162,4 +163,15 @@ export function tmuxSession(sock: string, name: string) {
     tm("send-keys", "-t", name, "Enter");
   };
   return { tm, start, pane, wait, type };
+}
+
+/** A recording writer that keeps the events in memory (the recorder tested in-process). */
+export function memoryWriter(): RecordingWriter & { events: Event[] } {
+  const events: Event[] = [];
+  return {
+    events,
+    stats: { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 },
+    event: (e) => void events.push(e),
+    end: () => {},
+  };
 }

@@ -7,24 +7,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { headerFor, runSession, type SessionOptions } from "./recorder.ts";
 import type { Event, Header } from "../recording/model.ts";
-import { collect, fromArray, hasProc, tmpDir, writeTmp } from "../testkit.ts";
-import type { RecordingWriter } from "../recording/writer.ts";
+import { collect, fromArray, hasProc, memoryWriter, tmpDir, writeTmp } from "../testkit.ts";
 import { AsciicastWriter } from "../recording/asciicast.ts";
 import { openRecording } from "../recording/open.ts";
 import { declaredSources, parseForeground, PROCESS_CODE } from "../recording/sources.ts";
 import { createDetector } from "../detect/kinds.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { readForeground } from "./foreground.ts";
-
-function memoryWriter(): RecordingWriter & { events: Event[] } {
-  const events: Event[] = [];
-  return {
-    events,
-    stats: { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 },
-    event: (e) => void events.push(e),
-    end: () => {},
-  };
-}
 
 function options(argv: string[], more: Partial<SessionOptions> = {}): SessionOptions {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));

@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { runSession, type SessionOptions } from "./recorder.ts";
 import { STOP_SIGNALS, type StopSignal, type Terminal, type TerminalSize } from "./terminal.ts";
 import type { Event } from "../recording/model.ts";
-import { concatOutput } from "../testkit.ts";
-import type { RecordingWriter } from "../recording/writer.ts";
+import { concatOutput, memoryWriter } from "../testkit.ts";
 import { DEFAULT_PREFIX } from "./label_keys.ts";
 
 const te = new TextEncoder();
@@ -79,16 +78,6 @@ class FakeTerminal implements Terminal {
     while (!re.test(this.text()) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
     assert.match(this.text(), re);
   }
-}
-
-function memoryWriter(): RecordingWriter & { events: Event[] } {
-  const events: Event[] = [];
-  return {
-    events,
-    stats: { events: 0, movedBytes: 0, rawEvents: 0, dropped: 0 },
-    event: (e) => void events.push(e),
-    end: () => {},
-  };
 }
 
 function options(argv: string[], terminal: Terminal | undefined, more: Partial<SessionOptions> = {}): SessionOptions {
