@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { compilePattern, type Pattern, RegexError } from "./pattern.ts";
 import { structure } from "./literals.ts";
 import { translateRust } from "./rust.ts";
-import { manifestPatterns } from "./testkit.ts";
+import { manifestPatterns, randomPattern } from "./testkit.ts";
 
 /** What one pattern answers on one text: test, first and all. */
 const answers = (p: Pattern, t: string) => ({ test: p.test(t), first: p.first(t), all: [...p.all(t)] });
@@ -86,22 +86,7 @@ describe("the required-literal prefilter", () => {
   test("random patterns: prefiltered answers equal the plain ones", () => {
     const ATOMS = ["ab", "a", "b", "K", "s", "é", "\\n", "·", "[a-c]", "\\s", "\\S", "\\d", "\\w", ".", "\\b", "❯"];
     const QUANTS = ["", "", "", "*", "+", "?", "{2}", "{1,3}", "+?"];
-    const atom: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
-      node: fc.oneof(
-        { depthSize: "small", withCrossShrink: true },
-        fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTS)).map(([a, q]) => a + q),
-        fc.tuple(fc.array(tie("node"), { minLength: 1, maxLength: 3 }), fc.constantFrom(...QUANTS)).map(([xs, q]) =>
-          `(?:${xs.join("")})${q}`
-        ),
-        fc.tuple(tie("node"), tie("node")).map(([a, b]) => `(?:${a}|${b})`),
-        fc.constantFrom("^", "$"),
-      ),
-    })).node;
-    const pattern = fc.tuple(
-      fc.constantFrom("", "(?i)", "(?m)", "(?s)"),
-      fc.array(atom, { minLength: 1, maxLength: 5 }),
-    )
-      .map(([f, xs]) => f + xs.join(""));
+    const pattern = randomPattern(ATOMS, QUANTS, ["^", "$"], ["", "(?i)", "(?m)", "(?s)"]);
     let checked = 0;
     fc.assert(
       fc.property(pattern, fc.integer(), (src, seed) => {

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { compilePattern, FAST_PATH_STEPS, MAX_BOUNDARY_DEGREE, type Pattern, RegexError } from "./pattern.ts";
-import { manifestPatterns } from "./testkit.ts";
+import { manifestPatterns, randomPattern } from "./testkit.ts";
 
 /** Both engines' answers on one text, for comparison. */
 function both(p: Pattern, text: string) {
@@ -34,22 +34,7 @@ const ATOMS = [
 ];
 const QUANTS = ["", "", "", "*", "+", "?", "{1,3}", "*?", "+?", "{2}"];
 
-const atom: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTS)).map(([a, q]) => a + q),
-    fc.tuple(fc.array(tie("node"), { minLength: 1, maxLength: 3 }), fc.constantFrom(...QUANTS)).map(([xs, q]) =>
-      `(?:${xs.join("")})${q}`
-    ),
-    fc.tuple(tie("node"), tie("node")).map(([a, b]) => `(?:${a}|${b})`),
-    fc.constantFrom("^", "$", "\\A", "\\z"),
-  ),
-})).node;
-const pattern = fc.tuple(
-  fc.constantFrom("", "(?i)", "(?m)", "(?s)", "(?im)"),
-  fc.array(atom, { minLength: 1, maxLength: 5 }),
-)
-  .map(([f, xs]) => f + xs.join(""));
+const pattern = randomPattern(ATOMS, QUANTS, ["^", "$", "\\A", "\\z"], ["", "(?i)", "(?m)", "(?s)", "(?im)"]);
 const text = fc.array(
   fc.constantFrom("a", "b", "x", " ", "é", "ж", "\n", "·", "A", "1", "٣", "\t", "_", "\r", "É", "B"),
   {

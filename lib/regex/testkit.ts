@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseToml } from "smol-toml";
+import fc from "fast-check";
 import { BUNDLED } from "../detect/bundled.ts";
 
 const ROOT = path.resolve(import.meta.dirname ?? ".", "../..");
@@ -28,4 +29,29 @@ export function manifestPatterns(): string[] {
     }
   }
   return [...sources];
+}
+
+/**
+ * Random Rust-syntax patterns for the property tests: atoms with quantifiers, groups of
+ * up to three nodes, alternations and anchors, behind one of the given leading flags.
+ */
+export function randomPattern(
+  atoms: string[],
+  quants: string[],
+  anchors: string[],
+  flags: string[],
+): fc.Arbitrary<string> {
+  const atom: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.tuple(fc.constantFrom(...atoms), fc.constantFrom(...quants)).map(([a, q]) => a + q),
+      fc.tuple(fc.array(tie("node"), { minLength: 1, maxLength: 3 }), fc.constantFrom(...quants)).map(([xs, q]) =>
+        `(?:${xs.join("")})${q}`
+      ),
+      fc.tuple(tie("node"), tie("node")).map(([a, b]) => `(?:${a}|${b})`),
+      fc.constantFrom(...anchors),
+    ),
+  })).node;
+  return fc.tuple(fc.constantFrom(...flags), fc.array(atom, { minLength: 1, maxLength: 5 }))
+    .map(([f, xs]) => f + xs.join(""));
 }
