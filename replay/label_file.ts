@@ -9,6 +9,8 @@ import * as fs from "node:fs";
 import { LABEL_KEYS } from "../lib/recording/model.ts";
 import { truthFromLabelsFile } from "../lib/score/truth.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
+import { MAX_TEXT_INPUT } from "../lib/recording/source.ts";
+import { InputError } from "../lib/errors.ts";
 import { round6 } from "../lib/text.ts";
 
 export interface LabelLine {
@@ -26,6 +28,11 @@ export class LabelFile {
 
   constructor(readonly path: string) {
     if (fs.existsSync(path) && fs.statSync(path).size > 0) {
+      // The file this player writes: not an input (the output gate would refuse it), but
+      // read whole, so bounded like one.
+      if (fs.statSync(path).size > MAX_TEXT_INPUT) {
+        throw new InputError(`${path}: too large to continue (more than ${MAX_TEXT_INPUT >> 20} MiB)`);
+      }
       const text = fs.readFileSync(path, "utf8");
       truthFromLabelsFile(text, path); // validates: one line, file:line on anything wrong
       for (const l of text.split("\n")) {

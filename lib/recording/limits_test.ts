@@ -7,9 +7,10 @@ import * as path from "node:path";
 import { MAX_DIMENSION, MAX_TIME } from "./model.ts";
 import { openRecording } from "./open.ts";
 import { MAX_FRAME_BYTES } from "./ttyrec.ts";
-import { collect, encodeTtyrecFrame, tmpDir, writeTmp } from "../testkit.ts";
+import { cli, collect, encodeTtyrecFrame, ROOT, tmpDir, writeTmp } from "../testkit.ts";
+import { readTextFile } from "./source.ts";
 import { AsciicastWriter } from "./asciicast.ts";
-import { FixtureError } from "../errors.ts";
+import { FixtureError, InputError } from "../errors.ts";
 
 const dir = tmpDir("pstlab-limits-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -121,5 +122,38 @@ describe("lengths: bounded by what the file holds", () => {
     const { events } = await readAll(p, { from: "ttyrec" });
     assert.equal(events.length, 4);
     assert.ok(events.every((e) => e.kind === "output" && e.bytes.length === 8 << 20));
+  });
+});
+
+describe("small text inputs are read with a bound (MAX_TEXT_INPUT)", () => {
+  const dir = tmpDir("pstlab-textlimit-");
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  test("at the limit it is read; one byte past it is one line naming the file", () => {
+    const f = path.join(dir, "m.toml");
+    fs.writeFileSync(f, "x".repeat(4096));
+    assert.equal(readTextFile(f, 4096).length, 4096);
+    assert.throws(
+      () => readTextFile(f, 4095),
+      (e: Error) => e instanceof InputError && /m\.toml: too large/.test(e.message),
+    );
+  });
+  test("an endless device ends at the limit, not in memory", () => {
+    assert.throws(() => readTextFile("/dev/zero"), /\/dev\/zero: too large \(more than 64 MiB/);
+  });
+  test("every command that reads a small text file goes through the bound (manifest, rules, labels, script)", () => {
+    const cast = path.join(ROOT, "fixtures/captures/deploy.cast");
+    for (
+      const args of [
+        ["report", cast, "--manifest", "/dev/zero"],
+        ["check", cast, "--rules", "/dev/zero"],
+        ["report", cast, "--labels", "/dev/zero"],
+        ["lint", "/dev/zero"],
+        ["record", "--headless", "--script", "/dev/zero", "-o", path.join(dir, "s.cast"), "--", "true"],
+      ]
+    ) {
+      const r = cli(args);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, /^pstlab: .*\/dev\/zero: too large[^\n]*\n$/, args.join(" "));
+    }
   });
 });

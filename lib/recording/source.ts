@@ -160,13 +160,49 @@ export function describeFsError(e: unknown): string {
   }
 }
 
-/** Reads a whole small file (manifests, labels, scripts) with a one-line error. */
-export function readTextFile(path: string): string {
+/**
+ * The most a small text input (a manifest, rules, labels, a script) may hold. Each is
+ * read whole; a name pointing at /dev/zero, an endless FIFO or a huge file must end in
+ * one line, not in memory growing until the machine gives out.
+ */
+export const MAX_TEXT_INPUT = 64 << 20;
+
+/** Reads a whole small file (manifests, labels, scripts) with a one-line error, at most `limit` bytes. */
+export function readTextFile(path: string, limit = MAX_TEXT_INPUT): string {
+  let fd: number;
   try {
-    if (path === "-") return fs.readFileSync(0, "utf8");
-    noteInput(path);
-    return fs.readFileSync(path, "utf8");
+    if (path === "-") fd = 0;
+    else {
+      noteInput(path);
+      fd = fs.openSync(path, "r");
+    }
   } catch (e) {
     throw new InputError(`${path}: ${describeFsError(e)}`);
   }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    // Read to the end or one byte past the limit: the size a stat gives is no bound for
+    // a device or a FIFO, so the reading itself is what is counted.
+    for (;;) {
+      const buf = new Uint8Array(Math.min(1 << 20, limit + 1 - total));
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > limit) {
+        throw new InputError(
+          `${path}: too large (more than ${
+            limit >> 20 ? `${limit >> 20} MiB` : `${limit} bytes`
+          }; a manifest, rules, labels or script file is read whole)`,
+        );
+      }
+    }
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`${path}: ${describeFsError(e)}`);
+  } finally {
+    if (fd !== 0) fs.closeSync(fd);
+  }
+  return Buffer.concat(chunks).toString("utf8"); // as readFileSync(path, "utf8") decodes
 }
