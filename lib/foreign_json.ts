@@ -9,7 +9,7 @@
 // 100 MB shard), rejects NaN/Infinity by default, and needs nothing but JavaScript, so it
 // runs the same in Bun, Deno and the compiled binary.
 
-import { noteInputFd } from "./inputs.ts";
+import { noteInputFd, readAllBounded } from "./inputs.ts";
 import * as fs from "node:fs";
 import Ajv from "ajv";
 import { InputError } from "./errors.ts";
@@ -61,17 +61,7 @@ export function readCapped(path: string, max = MAX_FOREIGN_JSON_BYTES): string {
     if (st.isDirectory()) throw new InputError(`${path}: is a directory`);
     if (fd !== 0) noteInputFd(fd, path); // no output of this command may replace it (the output gate)
     if (st.isFile() && st.size > max) throw tooBig();
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    const buf = new Uint8Array(1 << 20);
-    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) {
-      if ((size += n) > max) throw tooBig();
-      parts.push(buf.slice(0, n));
-    }
-    const all = new Uint8Array(size);
-    let o = 0;
-    for (const p of parts) all.set(p, o), o += p.length;
-    return new TextDecoder("utf-8", { fatal: false }).decode(all);
+    return new TextDecoder("utf-8", { fatal: false }).decode(readAllBounded(fd, max, tooBig));
   } finally {
     if (fd !== 0) fs.closeSync(fd);
   }

@@ -99,3 +99,23 @@ export function refuseSameOutputs(outputs: string[]): void {
     }
   }
 }
+
+/**
+ * Every byte of an open file, up to `max`: `tooBig()` is thrown once more than that has
+ * been read. Counted while reading, because a device or a FIFO (`/dev/zero`, a process
+ * substitution) has no size to check first. The one bounded whole-file read: foreign
+ * JSON (lib/foreign_json.ts) and small text inputs (lib/recording/source.ts) use it.
+ */
+export function readAllBounded(fd: number, max: number, tooBig: () => Error): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const buf = new Uint8Array(1 << 20);
+  for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) {
+    if ((size += n) > max) throw tooBig();
+    parts.push(buf.slice(0, n));
+  }
+  const all = new Uint8Array(size);
+  let o = 0;
+  for (const p of parts) all.set(p, o), o += p.length;
+  return all;
+}

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { InputError } from "../errors.ts";
-import { noteInput, noteInputFd } from "../inputs.ts";
+import { noteInput, noteInputFd, readAllBounded } from "../inputs.ts";
 
 /**
  * An uninitialised byte array for data that is about to be overwritten: zero-filling a
@@ -179,30 +179,19 @@ export function readTextFile(path: string, limit = MAX_TEXT_INPUT): string {
   } catch (e) {
     throw new InputError(`${path}: ${describeFsError(e)}`);
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  const tooBig = () =>
+    new InputError(
+      `${path}: too large (more than ${
+        limit >> 20 ? `${limit >> 20} MiB` : `${limit} bytes`
+      }; a manifest, rules, labels or script file is read whole)`,
+    );
   try {
-    // Read to the end or one byte past the limit: the size a stat gives is no bound for
-    // a device or a FIFO, so the reading itself is what is counted.
-    for (;;) {
-      const buf = new Uint8Array(Math.min(1 << 20, limit + 1 - total));
-      const n = fs.readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      total += n;
-      if (total > limit) {
-        throw new InputError(
-          `${path}: too large (more than ${
-            limit >> 20 ? `${limit >> 20} MiB` : `${limit} bytes`
-          }; a manifest, rules, labels or script file is read whole)`,
-        );
-      }
-    }
+    const all = readAllBounded(fd, limit, tooBig);
+    return Buffer.from(all.buffer, all.byteOffset, all.length).toString("utf8"); // as readFileSync(path, "utf8") decodes
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(`${path}: ${describeFsError(e)}`);
   } finally {
     if (fd !== 0) fs.closeSync(fd);
   }
-  return Buffer.concat(chunks).toString("utf8"); // as readFileSync(path, "utf8") decodes
 }
