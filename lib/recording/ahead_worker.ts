@@ -30,7 +30,11 @@ class Packer {
   take(): { batch: Batch; transfer: Transferable[] } {
     const count = this.events.length;
     const nums = new Float64Array(count * STRIDE);
-    const bytes = new Uint8Array(this.size);
+    // One big event alone (a 64 MiB write): its own buffer goes over as it is, not copied.
+    const only = count === 1 && "bytes" in this.events[0] ? this.events[0].bytes : null;
+    const own = only !== null && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength &&
+      only.buffer instanceof ArrayBuffer;
+    const bytes = own ? only as Uint8Array<ArrayBuffer> : new Uint8Array(this.size);
     const strings: string[] = [];
     let at = 0;
     for (let i = 0; i < count; i++) {
@@ -42,7 +46,7 @@ class Packer {
           nums[j + 1] = e.kind === "output" ? Code.Output : Code.Input;
           nums[j + 2] = at;
           nums[j + 3] = e.bytes.length;
-          bytes.set(e.bytes, at);
+          if (!own) bytes.set(e.bytes, at);
           at += e.bytes.length;
           break;
         case "resize":
@@ -88,7 +92,11 @@ async function run(m: Extract<ToAhead, { type: "open" }>): Promise<void> {
     const rec = await openRecording(m.path, m.opts);
     warnings = rec.warnings;
     scope.postMessage({ type: "header", format: rec.format, header: rec.header });
-    for await (const e of rec.events) if (p.add(e)) await send(p);
+    for await (const e of rec.events) {
+      // A big event travels alone (below), so the batch before it goes first.
+      if ("bytes" in e && e.bytes.length >= BATCH_BYTES && !p.empty) await send(p);
+      if (p.add(e)) await send(p);
+    }
     if (!p.empty) await send(p);
     scope.postMessage({ type: "end", warnings: rec.warnings });
     scope.postMessage({ type: "hash", sha256: m.hash ? sha256File(m.path) : "" });
