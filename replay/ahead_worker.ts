@@ -10,6 +10,7 @@ import { resolveManifest } from "../lib/detect/bundled.ts";
 import type { Event, Header } from "../lib/recording/model.ts";
 import type { Verdict } from "../lib/detect/timeline.ts";
 import { type ChangeColumns, DetectorRun } from "./clock.ts";
+import type { GarbageWatch } from "../lib/runtime.ts";
 
 /** What the main thread asks for: detector names (concrete: `auto` already chosen). */
 export interface SidePayload {
@@ -26,9 +27,12 @@ export interface SideResult {
 class Beside implements AheadSide {
   private run: DetectorRun | null = null;
 
-  start(header: Header, payload: unknown): void {
+  start(header: Header, payload: unknown, garbage: GarbageWatch): void {
     const { names } = payload as SidePayload;
-    this.run = new DetectorRun(header, names.map((n) => createDetector(n, resolveManifest)), { screen: false });
+    this.run = new DetectorRun(header, names.map((n) => createDetector(n, resolveManifest)), {
+      screen: false,
+      garbage,
+    });
   }
 
   event(e: Event): void {

@@ -7,6 +7,7 @@ import { AHEAD, type Batch, BATCH_BYTES, BATCH_EVENTS, Code, type FromAhead, STR
 import type { Event, Header } from "./model.ts";
 import { sha256File } from "./source.ts";
 import { errorToData } from "../errors.ts";
+import { GarbageWatch } from "../runtime.ts";
 
 const scope = self as unknown as {
   postMessage(m: FromAhead, transfer?: Transferable[]): void;
@@ -86,7 +87,14 @@ class Packer {
   }
 }
 
+/**
+ * This thread's collector watch: its heap is its own (Bun), and the main thread's watch
+ * collects only there; without one, the strings of every line read piled up here.
+ */
+const garbage = new GarbageWatch();
+
 async function send(p: Packer): Promise<void> {
+  garbage.check();
   while (credits === 0) await new Promise<void>((r) => (wake = r));
   credits--;
   const { batch, transfer } = p.take();
@@ -95,7 +103,8 @@ async function send(p: Packer): Promise<void> {
 
 /** Work beside the reader: every event (after it is packed), then a result to send back. */
 export interface AheadSide {
-  start(header: Header, payload: unknown): void;
+  /** `garbage`: the reader's thread's collector watch (lib/runtime.ts), one per thread. */
+  start(header: Header, payload: unknown, garbage: GarbageWatch): void;
   event(e: Event): void;
   finish(): { result: unknown; transfer: Transferable[] };
 }
@@ -114,7 +123,7 @@ async function run(m: Extract<ToAhead, { type: "open" }>, side: AheadSide | null
       while (payload === undefined) await new Promise<void>((r) => (payloadCame = r));
       if (payload !== null && side) {
         beside = side;
-        beside.start(rec.header, payload);
+        beside.start(rec.header, payload, garbage);
       }
     }
     for await (const e of rec.events) {
