@@ -166,9 +166,11 @@ class Ahead {
     let first: FromAhead;
     try {
       first = await this.take();
-    } catch (e) {
+    } catch {
+      // The worker could not start (an odd runtime or packaging): read in-process, as
+      // small files are, rather than fail. It never read an event, so nothing is lost.
       this.worker.terminate();
-      throw e;
+      return inProcess(this.path, opts);
     }
     if (first.type === "error") {
       this.worker.terminate();

@@ -151,6 +151,17 @@ describe("read ahead: the same as reading in-process", () => {
     assert.equal(await rec.sha256(), sha256File(f));
   });
 
+  test("a worker that cannot start: read in-process, the same result", async () => {
+    const f = path.join(ROOT, "fixtures/captures/fake-claude.cast");
+    const broken = writeTmp(dir, "broken_worker.ts", "throw new Error('no');\n");
+    for (const worker of [new URL("./no_such_worker.ts", import.meta.url).href, new URL(`file://${broken}`).href]) {
+      const rec = await openRecordingAhead(f, {}, { worker, min: 0, hash: true, side: true });
+      assert.equal(rec.runs, undefined, worker);
+      assert.equal(rec.beside, undefined);
+      assert.equal((await collect(rec.events)).length, (await collect((await openRecording(f)).events)).length);
+    }
+  });
+
   test("small files, stdin and script timing are read in-process", async () => {
     const f = path.join(ROOT, "fixtures/captures/fake-claude.cast");
     const rec = await openRecordingAhead(f, {}, { worker: WORKER, hash: true });
