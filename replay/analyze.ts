@@ -3,7 +3,7 @@
 // result), so reports are byte-identical run after run.
 
 import type { OpenOptions } from "../lib/recording/open.ts";
-import { openRecordingAhead } from "../lib/recording/ahead.ts";
+import { type AheadRecording, openRecordingAhead } from "../lib/recording/ahead.ts";
 import { sha256File } from "../lib/recording/source.ts";
 import { isMainThread } from "node:worker_threads";
 import { createDetector, readsScreen, usesAuto, withManifest } from "../lib/detect/kinds.ts";
@@ -89,6 +89,19 @@ export async function analyzeFile(
     side: true,
     min: isMainThread ? undefined : Infinity,
   });
+  try {
+    return await analyzeRecording(path, rec, opts, onProgress);
+  } finally {
+    rec.close(); // a failure before the last event leaves no reader thread behind
+  }
+}
+
+async function analyzeRecording(
+  path: string,
+  rec: AheadRecording,
+  opts: AnalyzeOptions,
+  onProgress?: (t: number) => void,
+): Promise<FileResult> {
   const { names: asked, truthDetector } = detectorNames(opts);
   const choice = asked.some(usesAuto) ? await manifestFor(path, rec.header, AUTO, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;

@@ -1,12 +1,12 @@
 // The analysis is the same whether the capture is read on a worker (lib/recording/ahead.ts,
 // big files) or in-process: every field of the result, the file's hash included.
-import { test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { analyzeFile } from "./analyze.ts";
 import { defaultDetectorNames } from "../lib/detect/kinds.ts";
-import { ROOT } from "../lib/testkit.ts";
+import { cli, ROOT, tmpDir, writeTmp } from "../lib/testkit.ts";
 
 async function analyze(file: string, min: string) {
   const before = process.env.PSTLAB_READ_AHEAD_MIN;
@@ -29,3 +29,27 @@ for (const name of fs.readdirSync(dir).sort()) {
     assert.match(ahead.sha256, /^[0-9a-f]{64}$/);
   });
 }
+
+// A failure between opening and the last event (a manifest that does not load, a label
+// file missing, a bad detector) must end the command: the reader's thread once kept the
+// process alive after the error line was printed.
+describe("report read ahead: a failure after the open ends the command", () => {
+  const dir = tmpDir("pstlab-ahead-fail-");
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const bad = writeTmp(dir, "bad.toml", "rules = [");
+  const cast = path.join(ROOT, "fixtures/captures/fake-claude.cast");
+  for (
+    const args of [
+      ["--detectors", `screen:${bad}`],
+      ["--detectors", `screen:${path.join(dir, "missing.toml")}`],
+      ["--truth", "labels", "--labels", path.join(dir, "missing.labels")],
+      ["--detectors", "tail8k:claude", "--truth", "labels"],
+    ]
+  ) {
+    test(args.join(" "), () => {
+      const r = cli(["report", cast, ...args], { env: { PSTLAB_READ_AHEAD_MIN: "0" }, timeout: 30000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^pstlab: /);
+    });
+  }
+});

@@ -78,6 +78,11 @@ export interface AheadRecording extends Recording, Partial<EventRuns> {
    * (or opened without `side`): then nothing runs beside the reader.
    */
   beside?: (payload: unknown) => Promise<unknown>;
+  /**
+   * Stops the worker, whatever it was doing: a caller that fails between opening and the
+   * last event (a manifest that does not load) must not leave it keeping the process alive.
+   */
+  close(): void;
 }
 
 /** Whether the path is worth a worker: a regular file at least `min` bytes long. */
@@ -118,7 +123,7 @@ export function openRecordingAhead(
 
 async function inProcess(path: string, opts: OpenOptions): Promise<AheadRecording> {
   const rec = await openRecording(path, opts);
-  return { ...rec, sha256: () => Promise.resolve(null), waited: () => 0 };
+  return { ...rec, sha256: () => Promise.resolve(null), waited: () => 0, close: () => {} };
 }
 
 class Ahead {
@@ -188,8 +193,15 @@ class Ahead {
       warnings: this.warnings,
       sha256: () => this.after.then((a) => a.sha256),
       waited: () => this.waitedMs,
+      close: () => this.close(),
       ...(side ? { beside: (payload: unknown) => this.handSide(payload) } : {}),
     };
+  }
+
+  private close(): void {
+    this.worker.terminate();
+    this.failed ??= new Error("read-ahead: closed");
+    this.wake?.();
   }
 
   /** Whether the side still waits for its payload (opened with `side`, none handed yet). */
