@@ -16,7 +16,8 @@ import { openRecording } from "../lib/recording/open.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
-import { goal } from "./synth.ts";
+import { eventReader } from "../lib/recording/asciicast_common.ts";
+import { goal, median } from "./synth.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-analysisbench-"));
 const te = new TextEncoder();
@@ -149,6 +150,38 @@ async function report(file: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
+/** Reading only: every event of the capture, nothing done with it. */
+async function readOnly(file: string): Promise<number> {
+  const t0 = performance.now();
+  const rec = await openRecording(file);
+  for await (const _ of rec.events) { /* read only */ }
+  return (performance.now() - t0) / 1000;
+}
+
+/**
+ * Issue 25: the byte-level event reader against the text reader it replaced (each line
+ * decoded and JSON.parse'd, the `o` string encoded back to bytes), read-only and in a whole
+ * report, in this process, interleaved (which goes first alternates), median of `runs`.
+ */
+async function readers(file: string, runs: number) {
+  const r = {
+    text: { read: [] as number[], report: [] as number[] },
+    bytes: { read: [] as number[], report: [] as number[] },
+  };
+  for (let i = 0; i < runs; i++) {
+    for (const kind of i % 2 ? ["bytes", "text"] as const : ["text", "bytes"] as const) {
+      eventReader.kind = kind;
+      r[kind].read.push(await readOnly(file));
+      r[kind].report.push(await report(file));
+    }
+  }
+  eventReader.kind = "bytes";
+  return {
+    text: { read: median(r.text.read), report: median(r.text.report) },
+    bytes: { read: median(r.bytes.read), report: median(r.bytes.report) },
+  };
+}
+
 if (import.meta.main && process.argv[2] === "--jobs-child") {
   const files = fs.readFileSync(process.argv[4], "utf8").split("\n").filter((l) => l !== "");
   const c0 = process.cpuUsage();
@@ -188,6 +221,27 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     `| · floor: read + screen + OSC 7501 parser + tail, no detector | ${fl.apply.toFixed(2)} s | ${
       raw.toFixed(2)
     } s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`,
+  );
+  const rd = await readers(dense, Number(process.env.PSTLAB_BENCH_RUNS ?? 5));
+  const mbps = (s: number) => `${(size / s).toFixed(0)} MB/s`;
+  console.log(
+    `| read the capture only: byte-level event reader vs the text reader before it (median of 5, interleaved) | ${
+      rd.bytes.read.toFixed(3)
+    } s (${mbps(rd.bytes.read)}) | ${rd.text.read.toFixed(3)} s (${mbps(rd.text.read)}) | ${
+      (rd.text.read / rd.bytes.read).toFixed(2)
+    }× | |`,
+  );
+  console.log(
+    `| report, 15 detectors: byte-level event reader vs the text reader before it (median of 5, interleaved) | ${
+      rd.bytes.report.toFixed(2)
+    } s | ${rd.text.report.toFixed(2)} s | ${(rd.text.report / rd.bytes.report).toFixed(2)}× | |`,
+  );
+  goal(
+    "reading the dense capture: byte-level event reader vs the text reader before it (issue 25)",
+    `${mbps(rd.bytes.read)} vs ${mbps(rd.text.read)} (${(rd.text.read / rd.bytes.read).toFixed(2)}×)`,
+    "faster",
+    rd.bytes.read < rd.text.read,
+    `report, 15 detectors: ${rd.bytes.report.toFixed(2)} s vs ${rd.text.report.toFixed(2)} s`,
   );
   goal(
     `report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`,

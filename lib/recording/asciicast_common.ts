@@ -186,7 +186,20 @@ class EventLines {
   }
 }
 
+/**
+ * Which reader the asciicast formats use: "bytes" (readEvents) or "text" (readEventsText,
+ * the reader before the byte-level path), switched only by bench/analysis.ts for its
+ * same-run, same-process baseline.
+ */
+export const eventReader: { kind: "bytes" | "text" } = { kind: "bytes" };
+
+/** The reader eventReader names. */
+export function eventReaderFn(): typeof readEvents {
+  return eventReader.kind === "text" ? readEventsText : readEvents;
+}
+
 /** A line's text as the stream decoder gave it after line 1 (a U+FEFF is kept; invalid bytes become U+FFFD). */
+
 const lineText = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
