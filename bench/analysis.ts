@@ -13,10 +13,10 @@ import { analyzeFile } from "../replay/analyze.ts";
 import { analyzeAll } from "../replay/pool.ts";
 import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { openRecording } from "../lib/recording/open.ts";
-import { Observer } from "../lib/detect/observer.ts";
+import { openRecordingAhead } from "../lib/recording/ahead.ts";
+import { sampleDetectors } from "../replay/clock.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
-import { eventReader } from "../lib/recording/asciicast_common.ts";
 import { goal, median } from "./synth.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-analysisbench-"));
@@ -130,18 +130,26 @@ async function rawParse(file: string): Promise<number> {
   return sec;
 }
 
-/** The floor under any analysis: reading the capture, and applying it with no detector. */
-async function floor(file: string): Promise<{ read: number; apply: number }> {
+/**
+ * The floor under any analysis: reading the capture, and report's own loop with no
+ * detector (screen, OSC 7501 parser, tail), read the way report reads it — on a second
+ * thread for a big file (lib/recording/ahead.ts) — and, for comparison, in-process.
+ */
+async function floor(file: string): Promise<{ read: number; apply: number; applyInProcess: number }> {
   let t0 = performance.now();
   const r1 = await openRecording(file);
   for await (const _ of r1.events) { /* read only */ }
   const read = (performance.now() - t0) / 1000;
-  t0 = performance.now();
-  const r2 = await openRecording(file);
-  const o = new Observer(r2.header);
-  for await (const e of r2.events) o.apply(e);
-  o.dispose();
-  return { read, apply: (performance.now() - t0) / 1000 };
+  return { read, apply: await floorLoop(file), applyInProcess: await floorLoop(file, Infinity) };
+}
+
+/** Report's own loop with no detector; `min`: read on a second thread from this size (Infinity: in-process). */
+async function floorLoop(file: string, min?: number): Promise<number> {
+  const t0 = performance.now();
+  const r = await openRecordingAhead(file, {}, { min });
+  const { observer } = await sampleDetectors(r.header, r.runs ? { runs: r.runs } : r.events, []);
+  observer.dispose();
+  return (performance.now() - t0) / 1000;
 }
 
 async function report(file: string): Promise<number> {
@@ -160,26 +168,32 @@ async function readOnly(file: string): Promise<number> {
 
 /**
  * Issue 25: the byte-level event reader against the text reader it replaced (each line
- * decoded and JSON.parse'd, the `o` string encoded back to bytes), read-only and in a whole
- * report, in this process, interleaved (which goes first alternates), median of `runs`.
+ * decoded and JSON.parse'd, the `o` string encoded back to bytes; PSTLAB_EVENT_READER=text),
+ * read-only and in a whole report (which reads on a second thread), in this process,
+ * interleaved (which goes first alternates), median of `runs`.
  */
 async function readers(file: string, runs: number) {
   const r = {
-    text: { read: [] as number[], report: [] as number[] },
-    bytes: { read: [] as number[], report: [] as number[] },
+    text: { read: [] as number[], floor: [] as number[], report: [] as number[] },
+    bytes: { read: [] as number[], floor: [] as number[], report: [] as number[] },
   };
+  const was = process.env.PSTLAB_EVENT_READER;
   for (let i = 0; i < runs; i++) {
     for (const kind of i % 2 ? ["bytes", "text"] as const : ["text", "bytes"] as const) {
-      eventReader.kind = kind;
+      process.env.PSTLAB_EVENT_READER = kind;
       r[kind].read.push(await readOnly(file));
+      r[kind].floor.push(await floorLoop(file, Infinity));
       r[kind].report.push(await report(file));
     }
   }
-  eventReader.kind = "bytes";
-  return {
-    text: { read: median(r.text.read), report: median(r.text.report) },
-    bytes: { read: median(r.bytes.read), report: median(r.bytes.report) },
-  };
+  if (was === undefined) delete process.env.PSTLAB_EVENT_READER;
+  else process.env.PSTLAB_EVENT_READER = was;
+  const med = (x: { read: number[]; floor: number[]; report: number[] }) => ({
+    read: median(x.read),
+    floor: median(x.floor),
+    report: median(x.report),
+  });
+  return { text: med(r.text), bytes: med(r.bytes) };
 }
 
 if (import.meta.main && process.argv[2] === "--jobs-child") {
@@ -199,9 +213,19 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
   const dense = path.join(dir, "dense.cast");
   writeDense(dense, seconds);
   const size = fs.statSync(dense).size / 1e6;
-  const raw = await rawParse(dense);
-  const rep = await report(dense);
-  const fl = await floor(dense);
+  // Three rounds, interleaved, medians: one run of each moved by ±20 % on a busy machine.
+  const raws: number[] = [], reps: number[] = [], fls: Awaited<ReturnType<typeof floor>>[] = [];
+  for (let i = 0; i < 3; i++) {
+    raws.push(await rawParse(dense));
+    reps.push(await report(dense));
+    fls.push(await floor(dense));
+  }
+  const raw = median(raws), rep = median(reps);
+  const fl = {
+    read: median(fls.map((f) => f.read)),
+    apply: median(fls.map((f) => f.apply)),
+    applyInProcess: median(fls.map((f) => f.applyInProcess)),
+  };
   const r = raw / rep;
   console.log("| measurement | pstlab | baseline (same run) | ratio | goal |");
   console.log("| --- | ---: | ---: | ---: | --- |");
@@ -218,9 +242,14 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     } | |`,
   );
   console.log(
-    `| · floor: read + screen + OSC 7501 parser + tail, no detector | ${fl.apply.toFixed(2)} s | ${
-      raw.toFixed(2)
-    } s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`,
+    `| · floor: read + screen + OSC 7501 parser + tail, no detector (reading on a second thread, as report does) | ${
+      fl.apply.toFixed(2)
+    } s | ${raw.toFixed(2)} s | ${(raw / fl.apply).toFixed(2)} (the ceiling) | |`,
+  );
+  console.log(
+    `| · the same, read in-process (one thread) | ${fl.applyInProcess.toFixed(2)} s | ${raw.toFixed(2)} s | ${
+      (raw / fl.applyInProcess).toFixed(2)
+    } | |`,
   );
   const rd = await readers(dense, Number(process.env.PSTLAB_BENCH_RUNS ?? 5));
   const mbps = (s: number) => `${(size / s).toFixed(0)} MB/s`;
@@ -230,6 +259,11 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     } s (${mbps(rd.bytes.read)}) | ${rd.text.read.toFixed(3)} s (${mbps(rd.text.read)}) | ${
       (rd.text.read / rd.bytes.read).toFixed(2)
     }× | |`,
+  );
+  console.log(
+    `| the floor read in-process (one thread): byte-level event reader vs the text reader before it | ${
+      rd.bytes.floor.toFixed(2)
+    } s | ${rd.text.floor.toFixed(2)} s | ${(rd.text.floor / rd.bytes.floor).toFixed(2)}× | |`,
   );
   console.log(
     `| report, 15 detectors: byte-level event reader vs the text reader before it (median of 5, interleaved) | ${

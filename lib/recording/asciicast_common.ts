@@ -187,15 +187,12 @@ class EventLines {
 }
 
 /**
- * Which reader the asciicast formats use: "bytes" (readEvents) or "text" (readEventsText,
- * the reader before the byte-level path), switched only by bench/analysis.ts for its
- * same-run, same-process baseline.
+ * The reader the asciicast formats use: readEvents, or with PSTLAB_EVENT_READER=text the
+ * reader before the byte-level path (readEventsText) — the same-run baseline of
+ * bench/analysis.ts, read per open so a read-ahead worker started later follows it too.
  */
-export const eventReader: { kind: "bytes" | "text" } = { kind: "bytes" };
-
-/** The reader eventReader names. */
 export function eventReaderFn(): typeof readEvents {
-  return eventReader.kind === "text" ? readEventsText : readEvents;
+  return process.env.PSTLAB_EVENT_READER === "text" ? readEventsText : readEvents;
 }
 
 /** A line's text as the stream decoder gave it after line 1 (a U+FEFF is kept; invalid bytes become U+FFFD). */
