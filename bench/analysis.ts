@@ -3,6 +3,8 @@
 // ~20 MB) through `report`'s default 15 detectors vs raw @xterm/headless parsing of the
 // same chunks (configured like Screen): the ratio is the goal (≥ 0.5). Also a capture
 // with one 1e6 s silent gap (< 1 s), and `--jobs 2` vs `--jobs 1` on 100 small captures.
+// Issue 25: reading, the floor and report with the byte-level event reader vs the text
+// reader before it (PSTLAB_EVENT_READER=text), same process, interleaved.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -171,24 +173,29 @@ async function readOnly(file: string): Promise<number> {
  */
 async function readers(file: string, runs: number) {
   const r = {
-    text: { read: [] as number[], floor: [] as number[], report: [] as number[] },
-    bytes: { read: [] as number[], floor: [] as number[], report: [] as number[] },
+    text: { read: [] as number[], floor: [] as number[], report: [] as number[], reportInProcess: [] as number[] },
+    bytes: { read: [] as number[], floor: [] as number[], report: [] as number[], reportInProcess: [] as number[] },
   };
-  const was = process.env.PSTLAB_EVENT_READER;
+  const was = process.env.PSTLAB_EVENT_READER, ahead = process.env.PSTLAB_READ_AHEAD_MIN;
   for (let i = 0; i < runs; i++) {
     for (const kind of i % 2 ? ["bytes", "text"] as const : ["text", "bytes"] as const) {
       process.env.PSTLAB_EVENT_READER = kind;
       r[kind].read.push(await readOnly(file));
       r[kind].floor.push(await floorLoop(file, Infinity));
       r[kind].report.push(await report(file));
+      process.env.PSTLAB_READ_AHEAD_MIN = String(Number.MAX_SAFE_INTEGER); // read on this thread
+      r[kind].reportInProcess.push(await report(file));
+      if (ahead === undefined) delete process.env.PSTLAB_READ_AHEAD_MIN;
+      else process.env.PSTLAB_READ_AHEAD_MIN = ahead;
     }
   }
   if (was === undefined) delete process.env.PSTLAB_EVENT_READER;
   else process.env.PSTLAB_EVENT_READER = was;
-  const med = (x: { read: number[]; floor: number[]; report: number[] }) => ({
+  const med = (x: typeof r.text) => ({
     read: median(x.read),
     floor: median(x.floor),
     report: median(x.report),
+    reportInProcess: median(x.reportInProcess),
   });
   return { text: med(r.text), bytes: med(r.bytes) };
 }
@@ -267,12 +274,19 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
       rd.bytes.report.toFixed(2)
     } s | ${rd.text.report.toFixed(2)} s | ${(rd.text.report / rd.bytes.report).toFixed(2)}× | |`,
   );
+  console.log(
+    `| the same, reading on report's own thread (no read-ahead worker) | ${rd.bytes.reportInProcess.toFixed(2)} s | ${
+      rd.text.reportInProcess.toFixed(2)
+    } s | ${(rd.text.reportInProcess / rd.bytes.reportInProcess).toFixed(2)}× | |`,
+  );
   goal(
     "reading the dense capture: byte-level event reader vs the text reader before it (issue 25)",
     `${mbps(rd.bytes.read)} vs ${mbps(rd.text.read)} (${(rd.text.read / rd.bytes.read).toFixed(2)}×)`,
     "faster",
     rd.bytes.read < rd.text.read,
-    `report, 15 detectors: ${rd.bytes.report.toFixed(2)} s vs ${rd.text.report.toFixed(2)} s`,
+    `report, 15 detectors: ${rd.bytes.report.toFixed(2)} s vs ${rd.text.report.toFixed(2)} s; read on its own thread: ${
+      rd.bytes.reportInProcess.toFixed(2)
+    } s vs ${rd.text.reportInProcess.toFixed(2)} s`,
   );
   goal(
     `report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`,
