@@ -16,6 +16,7 @@ import { analyzeAll } from "../replay/pool.ts";
 import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { openRecordingAhead } from "../lib/recording/ahead.ts";
+import { workerUrl } from "../lib/runtime.ts";
 import { sampleDetectors } from "../replay/clock.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
@@ -145,7 +146,7 @@ async function floor(file: string): Promise<{ read: number; apply: number; apply
 /** Report's own loop with no detector; `min`: read on a second thread from this size (Infinity: in-process). */
 async function floorLoop(file: string, min?: number): Promise<number> {
   const t0 = performance.now();
-  const r = await openRecordingAhead(file, {}, { min });
+  const r = await openRecordingAhead(file, {}, { worker: workerUrl("replay/ahead_worker.ts"), min });
   const { observer } = await sampleDetectors(r.header, r.runs ? { runs: r.runs } : r.events, []);
   observer.dispose();
   return (performance.now() - t0) / 1000;
