@@ -3,6 +3,8 @@
 // ~20 MB) through `report`'s default 15 detectors vs raw @xterm/headless parsing of the
 // same chunks (configured like Screen): the ratio is the goal (≥ 0.5). Also a capture
 // with one 1e6 s silent gap (< 1 s), and `--jobs 2` vs `--jobs 1` on 100 small captures.
+// Issue 25: reading, the floor and report with the byte-level event reader vs the text
+// reader before it (PSTLAB_EVENT_READER=text), same process, interleaved.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -137,24 +139,66 @@ async function rawParse(file: string): Promise<number> {
  * thread for a big file (lib/recording/ahead.ts) — and, for comparison, in-process.
  */
 async function floor(file: string): Promise<{ read: number; apply: number; applyInProcess: number }> {
+  const read = await readOnly(file);
+  return { read, apply: await floorLoop(file), applyInProcess: await floorLoop(file, Infinity) };
+}
+
+/** Report's own loop with no detector; `min`: read on a second thread from this size (Infinity: in-process). */
+async function floorLoop(file: string, min?: number): Promise<number> {
   const t0 = performance.now();
-  const r1 = await openRecording(file);
-  for await (const _ of r1.events) { /* read only */ }
-  const read = (performance.now() - t0) / 1000;
-  const loop = async (min?: number) => {
-    const t0 = performance.now();
-    const r = await openRecordingAhead(file, {}, { worker: workerUrl("replay/ahead_worker.ts"), min });
-    const { observer } = await sampleDetectors(r.header, r.runs ? { runs: r.runs } : r.events, []);
-    observer.dispose();
-    return (performance.now() - t0) / 1000;
-  };
-  return { read, apply: await loop(), applyInProcess: await loop(Infinity) };
+  const r = await openRecordingAhead(file, {}, { worker: workerUrl("replay/ahead_worker.ts"), min });
+  const { observer } = await sampleDetectors(r.header, r.runs ? { runs: r.runs } : r.events, []);
+  observer.dispose();
+  return (performance.now() - t0) / 1000;
 }
 
 async function report(file: string): Promise<number> {
   const t0 = performance.now();
   await analyzeFile(file, { detectors: defaultDetectorNames("claude"), truth: "auto", open: {} });
   return (performance.now() - t0) / 1000;
+}
+
+/** Reading only: every event of the capture, nothing done with it. */
+async function readOnly(file: string): Promise<number> {
+  const t0 = performance.now();
+  const rec = await openRecording(file);
+  for await (const _ of rec.events) { /* read only */ }
+  return (performance.now() - t0) / 1000;
+}
+
+/**
+ * Issue 25: the byte-level event reader against the text reader it replaced (each line
+ * decoded and JSON.parse'd, the `o` string encoded back to bytes; PSTLAB_EVENT_READER=text),
+ * read-only and in a whole report (which reads on a second thread), in this process,
+ * interleaved (which goes first alternates), median of `runs`.
+ */
+async function readers(file: string, runs: number) {
+  const r = {
+    text: { read: [] as number[], floor: [] as number[], report: [] as number[], reportInProcess: [] as number[] },
+    bytes: { read: [] as number[], floor: [] as number[], report: [] as number[], reportInProcess: [] as number[] },
+  };
+  const was = process.env.PSTLAB_EVENT_READER, ahead = process.env.PSTLAB_READ_AHEAD_MIN;
+  for (let i = 0; i < runs; i++) {
+    for (const kind of i % 2 ? ["bytes", "text"] as const : ["text", "bytes"] as const) {
+      process.env.PSTLAB_EVENT_READER = kind;
+      r[kind].read.push(await readOnly(file));
+      r[kind].floor.push(await floorLoop(file, Infinity));
+      r[kind].report.push(await report(file));
+      process.env.PSTLAB_READ_AHEAD_MIN = String(Number.MAX_SAFE_INTEGER); // read on this thread
+      r[kind].reportInProcess.push(await report(file));
+      if (ahead === undefined) delete process.env.PSTLAB_READ_AHEAD_MIN;
+      else process.env.PSTLAB_READ_AHEAD_MIN = ahead;
+    }
+  }
+  if (was === undefined) delete process.env.PSTLAB_EVENT_READER;
+  else process.env.PSTLAB_EVENT_READER = was;
+  const med = (x: typeof r.text) => ({
+    read: median(x.read),
+    floor: median(x.floor),
+    report: median(x.report),
+    reportInProcess: median(x.reportInProcess),
+  });
+  return { text: med(r.text), bytes: med(r.bytes) };
 }
 
 if (import.meta.main && process.argv[2] === "--jobs-child") {
@@ -211,6 +255,39 @@ if (import.meta.main && process.argv[2] === "--jobs-child") {
     `| · the same, read in-process (one thread) | ${fl.applyInProcess.toFixed(2)} s | ${raw.toFixed(2)} s | ${
       (raw / fl.applyInProcess).toFixed(2)
     } | |`,
+  );
+  const rd = await readers(dense, Number(process.env.PSTLAB_BENCH_RUNS ?? 5));
+  const mbps = (s: number) => `${(size / s).toFixed(0)} MB/s`;
+  console.log(
+    `| read the capture only: byte-level event reader vs the text reader before it (median of 5, interleaved) | ${
+      rd.bytes.read.toFixed(3)
+    } s (${mbps(rd.bytes.read)}) | ${rd.text.read.toFixed(3)} s (${mbps(rd.text.read)}) | ${
+      (rd.text.read / rd.bytes.read).toFixed(2)
+    }× | |`,
+  );
+  console.log(
+    `| the floor read in-process (one thread): byte-level event reader vs the text reader before it | ${
+      rd.bytes.floor.toFixed(2)
+    } s | ${rd.text.floor.toFixed(2)} s | ${(rd.text.floor / rd.bytes.floor).toFixed(2)}× | |`,
+  );
+  console.log(
+    `| report, 15 detectors: byte-level event reader vs the text reader before it (median of 5, interleaved) | ${
+      rd.bytes.report.toFixed(2)
+    } s | ${rd.text.report.toFixed(2)} s | ${(rd.text.report / rd.bytes.report).toFixed(2)}× | |`,
+  );
+  console.log(
+    `| the same, reading on report's own thread (no read-ahead worker) | ${rd.bytes.reportInProcess.toFixed(2)} s | ${
+      rd.text.reportInProcess.toFixed(2)
+    } s | ${(rd.text.reportInProcess / rd.bytes.reportInProcess).toFixed(2)}× | |`,
+  );
+  goal(
+    "reading the dense capture: byte-level event reader vs the text reader before it (issue 25)",
+    `${mbps(rd.bytes.read)} vs ${mbps(rd.text.read)} (${(rd.text.read / rd.bytes.read).toFixed(2)}×)`,
+    "faster",
+    rd.bytes.read < rd.text.read,
+    `report, 15 detectors: ${rd.bytes.report.toFixed(2)} s vs ${rd.text.report.toFixed(2)} s; read on its own thread: ${
+      rd.bytes.reportInProcess.toFixed(2)
+    } s vs ${rd.text.reportInProcess.toFixed(2)} s`,
   );
   goal(
     `report (15 detectors) on a dense ${size.toFixed(1)} MB capture vs raw @xterm/headless parsing`,

@@ -7,7 +7,8 @@ import { decodeBase64Strict } from "../osc7501/base64.ts";
 import { checkedSize, checkedTime, type Event, type Header, MAX_DIMENSION, parseResizeData } from "./model.ts";
 import { knownText } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
-import { LineReader } from "./lines.ts";
+import { ByteLineReader, LineReader } from "./lines.ts";
+import { fastEventLine } from "./event_line.ts";
 
 const te = new TextEncoder();
 
@@ -118,29 +119,29 @@ function exitStatusOf(file: string, no: number, data: unknown): number {
 }
 
 /**
- * Events of an asciicast file (v2 or v3: they differ only in their clock, see
- * asciicast_v2.ts / asciicast_v3.ts). `chunks` is the whole file (header line included).
+ * The ordinary reading of one event line (the reference the fast path must agree with):
+ * JSON.parse, then the code's rules. Holds the `b` event waiting for its `o`/`i`.
  */
-export async function* readEvents(
-  file: string,
-  chunks: AsyncIterable<Uint8Array>,
-  clock: EventClock,
-  warnings: string[],
-): AsyncIterable<Event> {
-  let pendingRaw: { bytes: Uint8Array; line: number } | null = null;
-  const reader = new LineReader(chunks);
-  for (let got; (got = reader.ready() ?? await reader.next());) {
-    const [text, terminated] = got;
-    const no = reader.no;
-    if (no === 1) continue; // header, parsed by the caller
-    if (text.length === 0 || text.charCodeAt(0) === 35 /* # */) continue; // comment (v3; tolerated in v2)
+class EventLines {
+  pendingRaw: { bytes: Uint8Array; line: number } | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly clock: EventClock,
+    private readonly warnings: string[],
+  ) {}
+
+  /** The event of a line (line 1 excluded); undefined: none (a comment, a `b`); null: stop (a truncated last line). */
+  line(text: string, terminated: boolean, no: number): Event | undefined | null {
+    const { file, clock, warnings } = this;
+    if (text.length === 0 || text.charCodeAt(0) === 35 /* # */) return undefined; // comment (v3; tolerated in v2)
     const fields = eventFields(file, no, text, terminated, clock.field, warnings);
-    if (!fields) break;
+    if (!fields) return null;
     const [time, code, data] = fields;
     const t = checkedTime(file, no, clock.at(time, no));
-    if (pendingRaw && code !== "o" && code !== "i") {
-      warnings.push(`${file}:${pendingRaw.line}: "b" event not followed by "o" or "i"; its bytes were dropped`);
-      pendingRaw = null;
+    if (this.pendingRaw && code !== "o" && code !== "i") {
+      warnings.push(`${file}:${this.pendingRaw.line}: "b" event not followed by "o" or "i"; its bytes were dropped`);
+      this.pendingRaw = null;
     }
     switch (code) {
       case "o":
@@ -148,38 +149,106 @@ export async function* readEvents(
         if (typeof data !== "string") throw new FixtureError(file, no, `"${code}" data must be a string`);
         // A preceding `b` holds the exact bytes; this event's text is only for display.
         let bytes: Uint8Array;
-        if (pendingRaw) bytes = pendingRaw.bytes;
+        if (this.pendingRaw) bytes = this.pendingRaw.bytes;
         else {
           bytes = te.encode(data);
           knownText.set(bytes, data);
         }
-        pendingRaw = null;
-        yield { t, kind: code === "o" ? "output" : "input", bytes };
-        break;
+        this.pendingRaw = null;
+        return { t, kind: code === "o" ? "output" : "input", bytes };
       }
       case "b": {
         if (typeof data !== "string") throw new FixtureError(file, no, `"b" data must be a base64 string`);
         const bytes = decodeBase64Strict(te.encode(data));
         if (bytes === null) throw new FixtureError(file, no, `"b" data is not valid base64`);
-        pendingRaw = { bytes, line: no };
-        break;
+        this.pendingRaw = { bytes, line: no };
+        return undefined;
       }
       case "r": {
         const size = typeof data === "string" ? parseResizeData(data) : null;
         if (!size) throw new FixtureError(file, no, `resize data must be "COLSxROWS", got ${JSON.stringify(data)}`);
-        yield { t, kind: "resize", ...checkedSize(file, no, size.cols, size.rows, "resize") };
-        break;
+        return { t, kind: "resize", ...checkedSize(file, no, size.cols, size.rows, "resize") };
       }
       case "m":
-        yield { t, kind: "marker", label: typeof data === "string" ? data : "" };
-        break;
+        return { t, kind: "marker", label: typeof data === "string" ? data : "" };
       case "x":
-        yield { t, kind: "exit", status: exitStatusOf(file, no, data) };
-        break;
+        return { t, kind: "exit", status: exitStatusOf(file, no, data) };
       default:
         // Readers MUST ignore codes they do not know; we pass them through.
-        yield { t, kind: "other", code: code[0], data: typeof data === "string" ? data : JSON.stringify(data) };
+        return { t, kind: "other", code: code[0], data: typeof data === "string" ? data : JSON.stringify(data) };
     }
   }
-  if (pendingRaw) warnings.push(`${file}:${pendingRaw.line}: "b" event at the end without its "o"; bytes dropped`);
+
+  end(): void {
+    if (this.pendingRaw) {
+      this.warnings.push(`${this.file}:${this.pendingRaw.line}: "b" event at the end without its "o"; bytes dropped`);
+    }
+  }
+}
+
+/**
+ * The reader the asciicast formats use: readEvents, or with PSTLAB_EVENT_READER=text the
+ * reader before the byte-level path (readEventsText) — the same-run baseline of
+ * bench/analysis.ts, read per open so a read-ahead worker started later follows it too.
+ */
+export function eventReaderFn(): typeof readEvents {
+  return process.env.PSTLAB_EVENT_READER === "text" ? readEventsText : readEvents;
+}
+
+/** A line's text as the stream decoder gave it after line 1 (a U+FEFF is kept; invalid bytes become U+FFFD). */
+
+const lineText = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Events of an asciicast file (v2 or v3: they differ only in their clock, see
+ * asciicast_v2.ts / asciicast_v3.ts). `chunks` is the whole file (header line included).
+ * The common `o`/`i` line is decoded from its bytes (event_line.ts); every other line,
+ * and any line that path declines, is read by EventLines as before.
+ */
+export async function* readEvents(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  clock: EventClock,
+  warnings: string[],
+): AsyncIterable<Event> {
+  const lines = new EventLines(file, clock, warnings);
+  const reader = new ByteLineReader(chunks);
+  for (let line; (line = reader.ready() ?? await reader.next());) {
+    const no = reader.no;
+    if (no === 1) continue; // header, parsed by the caller
+    // A cut last line and the `o` after a `b` keep the ordinary path (their rules live there).
+    const fast = reader.terminated && lines.pendingRaw === null ? fastEventLine(line) : null;
+    if (fast) {
+      // The same checks, in the same order, as eventFields and EventLines.line.
+      checkedTime(file, no, fast.time, clock.field);
+      const t = checkedTime(file, no, clock.at(fast.time, no));
+      yield { t, kind: fast.code === "o" ? "output" : "input", bytes: fast.bytes };
+      continue;
+    }
+    const ev = lines.line(lineText.decode(line), reader.terminated, no);
+    if (ev === null) break;
+    if (ev) yield ev;
+  }
+  lines.end();
+}
+
+/**
+ * The reader before the byte-level fast path: every line decoded as text and parsed with
+ * JSON.parse. The baseline of bench/analysis.ts and the reference of event_line_test.ts.
+ */
+export async function* readEventsText(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  clock: EventClock,
+  warnings: string[],
+): AsyncIterable<Event> {
+  const lines = new EventLines(file, clock, warnings);
+  const reader = new LineReader(chunks);
+  for (let got; (got = reader.ready() ?? await reader.next());) {
+    if (reader.no === 1) continue; // header, parsed by the caller
+    const ev = lines.line(got[0], got[1], reader.no);
+    if (ev === null) break;
+    if (ev) yield ev;
+  }
+  lines.end();
 }

@@ -5,12 +5,12 @@ import type { Event, Header, Provenance } from "./model.ts";
 import {
   dim,
   type EventClock,
+  eventReaderFn,
   finishHeader,
   isObj,
   nonStrMap,
   optNum,
   optStr,
-  readEvents,
   strMap,
 } from "./asciicast_common.ts";
 
@@ -67,7 +67,7 @@ export function readV2Events(
   chunks: AsyncIterable<Uint8Array>,
   warnings: string[],
 ): AsyncIterable<Event> {
-  return readEvents(file, chunks, v2Clock(file, warnings), warnings);
+  return eventReaderFn()(file, chunks, v2Clock(file, warnings), warnings);
 }
 
 export function headerV2(h: Header): Record<string, unknown> {

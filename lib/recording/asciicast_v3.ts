@@ -6,12 +6,12 @@ import type { Event, Header, Provenance } from "./model.ts";
 import {
   dim,
   type EventClock,
+  eventReaderFn,
   finishHeader,
   isObj,
   nonStrMap,
   optNum,
   optStr,
-  readEvents,
   strMap,
 } from "./asciicast_common.ts";
 import { FixtureError } from "../errors.ts";
@@ -55,7 +55,7 @@ export function readV3Events(
   chunks: AsyncIterable<Uint8Array>,
   warnings: string[],
 ): AsyncIterable<Event> {
-  return readEvents(file, chunks, v3Clock(), warnings);
+  return eventReaderFn()(file, chunks, v3Clock(), warnings);
 }
 
 export function headerV3(h: Header): Record<string, unknown> {

@@ -9,9 +9,13 @@ export const TAIL_BYTES = 8192;
 const ESCAPES =
   /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g;
 
+// A U+FEFF at the start of a read or of the window is a character of the output like any
+// other (reads are cut anywhere), so it is kept: an asciicast reader's string keeps it too.
+const DECODER = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** Escapes stripped; per line, only the text after the last \r. */
 export function stripTail(bytes: Uint8Array): string {
-  const text = new TextDecoder().decode(bytes).replace(ESCAPES, "");
+  const text = DECODER.decode(bytes).replace(ESCAPES, "");
   return text.split("\n").map((l) => {
     // A line ending "\r\n" (or "\r\r\n": a program's "\r\n" through the tty's onlcr)
     // keeps its text: the \r that ends it is not a redraw.
@@ -130,8 +134,6 @@ function utf8Closed(b: Uint8Array): boolean {
   }
   return true;
 }
-
-const DECODER = new TextDecoder();
 
 /** The read as text: the reader's own string when it has one (asciicast: no second decode). */
 function textOf(bytes: Uint8Array): string {
