@@ -13,6 +13,7 @@
 // bundled and shared capture and on broken ones).
 
 import * as fs from "node:fs";
+import { setImmediate } from "node:timers";
 import type { Event, EventRuns, Recording } from "./model.ts";
 import { type OpenOptions, openRecording } from "./open.ts";
 import { type ErrorData, errorFromData } from "../errors.ts";
@@ -237,6 +238,10 @@ class Ahead {
         if (m.type !== "batch") throw new Error(`read-ahead: unexpected ${m.type}`);
         // Starting on this batch frees a place ahead: the worker reads on meanwhile.
         this.worker.postMessage({ type: "credit" } satisfies ToAhead);
+        // A turn of the event loop per batch, as source.ts takes per block: with batches
+        // always queued, take() resolves at once and only microtasks would run, so a
+        // SIGINT/SIGTERM would wait for the whole analysis (and its output be left).
+        await new Promise((r) => setImmediate(r));
         yield unpack(m.batch);
       }
     } finally {

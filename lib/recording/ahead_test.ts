@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { setImmediate } from "node:timers";
 import { openRecording } from "./open.ts";
 import { AHEAD, BATCH_BYTES, BATCH_EVENTS, openRecordingAhead } from "./ahead.ts";
 import type { Event } from "./model.ts";
@@ -160,6 +161,27 @@ describe("read ahead: the same as reading in-process", () => {
       assert.equal(rec.beside, undefined);
       assert.equal((await collect(rec.events)).length, (await collect((await openRecording(f)).events)).length);
     }
+  });
+
+  test("the event loop turns at every batch (a signal handler must be able to run)", async () => {
+    const f = cast(...Array.from({ length: BATCH_EVENTS * 12 }, (_, i) => `[0.001,"o","${i}"]`));
+    const rec = await openRecordingAhead(f, {}, { worker: WORKER, min: 0 });
+    await new Promise((r) => setTimeout(r, 300)); // the worker fills its places ahead
+    let ticks = 0, stop = false;
+    const tick = () => {
+      ticks++;
+      if (!stop) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let batches = 0;
+    for await (const _ of rec.runs!) {
+      batches++;
+      const until = performance.now() + 3; // a slow consumer: the worker stays ahead
+      while (performance.now() < until) { /* busy */ }
+    }
+    stop = true;
+    assert.ok(batches >= 12, `${batches} batches`);
+    assert.ok(ticks >= batches - 1, `${ticks} turns of the event loop over ${batches} batches`);
   });
 
   test("small files, stdin and script timing are read in-process", async () => {
