@@ -189,7 +189,10 @@ const POLL_MS = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runScript(steps: Step[], host: ScriptHost, file: string, stop: () => boolean): Promise<void> {
-  host.markScreen();
+  // No mark before the first step: everything the program wrote since the recording
+  // started is new to it. A mark taken here raced the program: a prompt written before
+  // the mark reached the screen worker counted as old, and the first wait timed out
+  // with the prompt on the screen (record_test on a loaded machine).
   for (const s of steps) {
     if (stop()) return;
     const where = `${file}:${s.line}`;

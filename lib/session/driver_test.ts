@@ -136,6 +136,16 @@ describe("runScript", () => {
     await done;
     assert.deepEqual(labels, [["truth:blocked:permission", 1.5]]);
   });
+  test("output the program wrote before the script got going is new to the first wait", async () => {
+    // The recorder starts the script after the child: a fast program's prompt may reach
+    // the screen first (it raced a mark taken at the script's start).
+    const { s, write } = screen();
+    write("Proceed? [y/N] ");
+    const labels: [string, number | undefined][] = [];
+    const steps = parseScript("wait /Proceed\\? \\[y\\/N\\]/ 1s as blocked:permission\n", "s.txt");
+    await runScript(steps, host(s, { t: 2 }, labels), "s.txt", () => false);
+    assert.deepEqual(labels, [["truth:blocked:permission", 1.5]]);
+  });
   test("a wait that times out carries the screen's last rows", async () => {
     const { s, write } = screen(30, 8);
     write("one\r\ntwo\r\nthree> ");
