@@ -203,9 +203,12 @@ class Session {
       o.onWarning?.(`${this.labels.unavailable}; recording without $PSTLAB_LABELS (the prefix keys still label)`);
     }
     // Headless: the emulated screen (in a worker) answers terminal queries back to the child.
+    // It starts with the first read that is more than plain text, or the script's first
+    // look at the screen: a program that prints only plain text never needs it.
     this.screen = o.headless
       ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
         onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`),
+        lazy: true,
       })
       : null;
     this.filter = o.headless ? null : new QueryFilter();
