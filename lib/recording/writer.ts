@@ -33,7 +33,10 @@ export function createWriter(
       end() {},
     };
   }
-  const w = new AsciicastWriter(out, format === "v3" ? 3 : 2, opts);
+  // A durable file writes each line through at once: the writer may hand it the bytes of
+  // a line from its reused buffer (a buffered file keeps strings, joined per MiB).
+  const sink = out.durable ? { write: (s: string) => out.write(s), writeBytes: (b: Uint8Array) => out.write(b) } : out;
+  const w = new AsciicastWriter(sink, format === "v3" ? 3 : 2, opts);
   if (writeHeader) w.header(header);
   return w;
 }
