@@ -11,7 +11,7 @@ import { openRecording } from "../lib/recording/open.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
 import { createWriter } from "../lib/recording/writer.ts";
 import { peakRssMB, writeSynthCast } from "./synth.ts";
-import { sha256File } from "../replay/analyze.ts";
+import { sha256File } from "../lib/recording/source.ts";
 
 async function child(file: string, out: string) {
   const size = fs.statSync(file).size;

@@ -17,6 +17,7 @@ import { analyzeFile } from "../replay/analyze.ts";
 import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { goal, median } from "./synth.ts";
+import { WORKER_ENTRIES } from "../lib/runtime.ts";
 
 const here = import.meta.dirname ?? ".";
 const self = import.meta.filename ?? path.join(here, "pyte.ts");
@@ -145,8 +146,7 @@ function build(dir: string): string | null {
     "--bytecode",
     "--format=esm",
     path.join(root, "main.ts"),
-    path.join(root, "lib/session/screen_worker.ts"),
-    path.join(root, "replay/analyze_worker.ts"),
+    ...WORKER_ENTRIES.map((w) => path.join(root, w)),
     "--outfile",
     out,
   ], { stdio: "ignore" });

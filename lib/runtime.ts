@@ -8,8 +8,20 @@ export function isCompiled(): boolean {
   return import.meta.url.includes("/$bunfs/");
 }
 
+/**
+ * Every worker entry point, by its path from the project root: the compiled binary must
+ * bundle each as an extra entry (package.json "build", bench/pyte.ts, the demo test), and
+ * lib/runtime_test.ts checks that this list, the build script and every workerUrl() call
+ * in the source agree.
+ */
+export const WORKER_ENTRIES = [
+  "lib/session/screen_worker.ts",
+  "replay/analyze_worker.ts",
+  "lib/recording/ahead_worker.ts",
+] as const;
+
 /** A worker entry point by its path from the project root. */
-export function workerUrl(fromRoot: string): string {
+export function workerUrl(fromRoot: (typeof WORKER_ENTRIES)[number]): string {
   return new URL(isCompiled() ? `./${fromRoot}` : `../${fromRoot}`, import.meta.url).href;
 }
 

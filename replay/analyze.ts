@@ -2,9 +2,10 @@
 // scores. Pure with respect to its inputs (the same capture and options give the same
 // result), so reports are byte-identical run after run.
 
-import { createHash } from "node:crypto";
-import * as fs from "node:fs";
-import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
+import type { OpenOptions } from "../lib/recording/open.ts";
+import { openRecordingAhead } from "../lib/recording/ahead.ts";
+import { sha256File } from "../lib/recording/source.ts";
+import { isMainThread } from "node:worker_threads";
 import { createDetector, usesAuto, withManifest } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { AUTO, manifestFor } from "../lib/detect/choose.ts";
@@ -33,25 +34,6 @@ export interface AnalyzeOptions {
   open: OpenOptions;
   /** `--label-tolerance` in seconds (metrics.ts ScoreOptions). */
   labelTolerance?: number;
-}
-
-/**
- * The file's sha256, or "" for stdin and anything not a regular file: a FIFO or process
- * substitution is read once, by the analysis (opening it again would wait for ever), and a
- * capture without a hash is never embedded from a shard.
- */
-export function sha256File(path: string): string {
-  // stat, not open: opening a FIFO whose writer has gone blocks.
-  if (path === "-" || !fs.statSync(path).isFile()) return "";
-  const h = createHash("sha256");
-  const fd = fs.openSync(path, "r");
-  const buf = new Uint8Array(1 << 20);
-  try {
-    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return h.digest("hex");
 }
 
 const TRUTH_SOURCES = ["auto", "markers", "labels"];
@@ -96,7 +78,9 @@ export async function analyzeFile(
   opts: AnalyzeOptions,
   onProgress?: (t: number) => void,
 ): Promise<FileResult> {
-  const rec = await openRecording(path, opts.open);
+  // On the main thread a big capture is read on a second core meanwhile (ahead.ts); a
+  // `--jobs N` worker already shares the cores with its siblings.
+  const rec = await openRecordingAhead(path, opts.open, { hash: true, min: isMainThread ? undefined : Infinity });
   const { names: asked, truthDetector } = detectorNames(opts);
   const choice = asked.some(usesAuto) ? await manifestFor(path, rec.header, AUTO, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
@@ -109,7 +93,7 @@ export async function analyzeFile(
   let bytes = 0;
   let lastProgress = performance.now();
   const garbage = new GarbageWatch();
-  const { sampler, end } = await sampleDetectors(rec.header, rec.events, detectors, {
+  const { sampler, end } = await sampleDetectors(rec.header, rec.runs ? { runs: rec.runs } : rec.events, detectors, {
     garbage,
     onEvent: (e) => {
       if (e.kind === "marker") {
@@ -147,7 +131,7 @@ export async function analyzeFile(
   const drawnTruthLane = drawnTruth(truth.segments, end);
   return {
     path,
-    sha256: sha256File(path),
+    sha256: (await rec.sha256()) ?? sha256File(path),
     format: rec.format,
     cols: rec.header.cols,
     rows: rec.header.rows,

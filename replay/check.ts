@@ -11,7 +11,7 @@ import { manifestFor } from "../lib/detect/choose.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
 import { type ProtocolEvent, Tracker } from "../lib/osc7501/tracker.ts";
 import { runDetectors } from "./clock.ts";
-import { sha256File } from "./analyze.ts";
+import { sha256File } from "../lib/recording/source.ts";
 import { MIN_TERMINAL_RECORDS, type ProtocolLog, specLint } from "../lib/check/spec_lint.ts";
 import { agreement, promptLatencies } from "../lib/check/agreement.ts";
 import { hookAgreement } from "../lib/check/hooks.ts";

@@ -3,7 +3,7 @@
 // every event with time ≤ t — and "@write" detectors after every event. No sleeping:
 // analysis runs as fast as the CPU allows, and the same inputs give the same samples.
 
-import type { Event, Header } from "../lib/recording/model.ts";
+import type { Event, EventRuns, Header } from "../lib/recording/model.ts";
 import { Observer } from "../lib/detect/observer.ts";
 import type { Detector } from "../lib/detect/detectors.ts";
 import { EPS, indexInForce, sameChange, type Timeline, type Verdict } from "../lib/detect/timeline.ts";
@@ -205,7 +205,7 @@ export async function runDetectors(
  */
 export async function sampleDetectors(
   header: Header,
-  events: AsyncIterable<Event>,
+  events: AsyncIterable<Event> | EventRuns,
   detectors: Detector[],
   opts: RunOptions = {},
 ): Promise<{ sampler: Sampler; end: number; observer: Observer; pastEnd: number | null }> {
@@ -215,10 +215,11 @@ export async function sampleDetectors(
   let end = 0, sinceLook = 0;
   const garbage = opts.garbage ?? new GarbageWatch();
   let more = false;
-  for await (const e of events) {
+  /** Applies one event; false once past `until`. */
+  const step = (e: Event): boolean => {
     if (e.t > until) {
       more = true;
-      break;
+      return false;
     }
     sampler.advanceBefore(e.t);
     observer.apply(e);
@@ -229,7 +230,12 @@ export async function sampleDetectors(
     }
     opts.onEvent?.(e);
     sampler.afterEvent(e.t);
-  }
+    return true;
+  };
+  if ("runs" in events) {
+    // An await per run, not per event: on a dense capture the await was a tenth of the floor.
+    outer: for await (const run of events.runs) for (const e of run) if (!step(e)) break outer;
+  } else for await (const e of events) if (!step(e)) break;
   sampler.finish(until === Infinity ? end : until);
   // pastEnd: the last event's time when `until` is after it (nothing left to read).
   const pastEnd = until !== Infinity && !more && until > end ? end : null;

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import * as os from "node:os";
 import { cli, ROOT, tmpDir } from "../testkit.ts";
+import { WORKER_ENTRIES } from "../runtime.ts";
 
 const bundled = path.join(ROOT, "fixtures/captures/fake-claude.cast");
 
@@ -59,8 +60,7 @@ describe("demo from the compiled binary", { skip: !process.versions.bun && "buil
         "--compile",
         "--format=esm",
         path.join(ROOT, "main.ts"),
-        path.join(ROOT, "lib/session/screen_worker.ts"),
-        path.join(ROOT, "replay/analyze_worker.ts"),
+        ...WORKER_ENTRIES.map((w) => path.join(ROOT, w)),
         "--outfile",
         bin,
       ], { cwd: ROOT, encoding: "utf8", timeout: 300000 });

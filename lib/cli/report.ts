@@ -34,7 +34,8 @@ import { resolveManifest } from "../detect/bundled.ts";
 import { AUTO } from "../detect/choose.ts";
 import { analyzeAll } from "../../replay/pool.ts";
 import { castText, TOTAL_EMBED_BYTES } from "../../replay/embed.ts";
-import { type AnalyzeOptions, sha256File } from "../../replay/analyze.ts";
+import type { AnalyzeOptions } from "../../replay/analyze.ts";
+import { sha256File } from "../recording/source.ts";
 import { buildReport, type Gate, type Report } from "../report/model.ts";
 import {
   BY_EXTENSION,

@@ -61,6 +61,15 @@ export interface Recording {
   warnings: string[];
 }
 
+/**
+ * Events handed over in runs, one await per run instead of one per event: a reader that
+ * has many at once (lib/recording/ahead.ts's batches). A consumer reads either `runs` or
+ * the recording's `events`, not both: they drain the same reader.
+ */
+export interface EventRuns {
+  runs: AsyncIterable<readonly Event[]>;
+}
+
 export const FIXTURE_SCHEMA = 1;
 
 /**

@@ -2,6 +2,7 @@
 // loaded whole, so a 1 GB capture costs one block of memory.
 
 import * as fs from "node:fs";
+import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { InputError } from "../errors.ts";
@@ -194,4 +195,23 @@ export function readTextFile(path: string, limit = MAX_TEXT_INPUT): string {
   } finally {
     if (fd !== 0) fs.closeSync(fd);
   }
+}
+
+/**
+ * The file's sha256, or "" for stdin and anything not a regular file: a FIFO or process
+ * substitution is read once, by the analysis (opening it again would wait for ever), and a
+ * capture without a hash is never embedded from a shard.
+ */
+export function sha256File(path: string): string {
+  // stat, not open: opening a FIFO whose writer has gone blocks.
+  if (path === "-" || !fs.statSync(path).isFile()) return "";
+  const h = createHash("sha256");
+  const fd = fs.openSync(path, "r");
+  const buf = new Uint8Array(1 << 20);
+  try {
+    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return h.digest("hex");
 }
