@@ -288,8 +288,11 @@ class Session {
     this.base += bytes.length;
     if (this.screen) {
       // The worker feeds its screen up to each query, then answers: replies stay in
-      // stream order with xterm's own (DA1 after our 7501 reply).
-      this.screen.write(bytes, this.queryEnds.map((q) => ({ at: q.at, reply: q.reply })));
+      // stream order with xterm's own (DA1 after our 7501 reply). The read is given to
+      // it (not copied) when nothing else holds it: the writer kept nothing of it and no
+      // one else is told of events.
+      const give = this.writer.releasesBytes === true && !this.o.onEvent;
+      this.screen.write(bytes, this.queryEnds.map((q) => ({ at: q.at, reply: q.reply })), give);
       this.queriesAnswered += this.queryEnds.length;
       return;
     }

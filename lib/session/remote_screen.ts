@@ -70,7 +70,7 @@ export class RemoteScreen {
     this.tail = null;
     this.begin();
     const kept = tail?.take();
-    if (kept?.length) this.write(kept, []);
+    if (kept?.length) this.write(kept, [], true);
   }
 
   private begin(): void {
@@ -143,19 +143,30 @@ export class RemoteScreen {
     }
   }
 
-  private send(m: ToWorker): void {
+  private send(m: ToWorker, give = false): void {
     if (this.tail) this.start(); // asked for the screen (rows, a resize…) before any query
     if (this.local) return this.handleLocal(m);
-    if (!this.ready) this.early.push(m);
+    if (!this.ready) this.early.push(m); // kept whole: a worker that fails to start has them replayed here
+    else if (
+      give && m.type === "data" && m.bytes.byteOffset === 0 && m.bytes.byteLength === m.bytes.buffer.byteLength
+    ) {
+      // The buffer moves to the worker instead of being copied (a copy per read under a flood).
+      return this.worker!.postMessage(m, [m.bytes.buffer as ArrayBuffer]);
+    }
     this.worker!.postMessage(m);
   }
 
-  write(bytes: Uint8Array, answers: Answer[]): void {
+  /**
+   * Feeds a read. `give`: the caller gives the bytes away (keeps no reference to them):
+   * their buffer may be transferred to the worker, which leaves the caller's view empty.
+   */
+  write(bytes: Uint8Array, answers: Answer[], give = false): void {
     // Plain text (no query can be in it, so no answer either) is kept, not parsed.
     if (this.tail && answers.length === 0 && this.tail.push(bytes)) return;
-    this.send({ type: "data", bytes, answers });
+    const n = bytes.length;
+    this.send({ type: "data", bytes, answers }, give);
     if (this.consumed === null) return;
-    this.sent = (this.sent + bytes.length) | 0;
+    this.sent = (this.sent + n) | 0;
     this.waitForWorker();
   }
 

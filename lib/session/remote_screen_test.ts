@@ -75,3 +75,20 @@ describe("recorder screen: started when needed (issue 25)", () => {
     await asked.close();
   });
 });
+
+describe("recorder screen: a read given away moves to the worker (issue 25)", () => {
+  test("once the worker runs, a given read's buffer is transferred, not copied; before, it is kept for a fallback", async () => {
+    const s = new RemoteScreen(20, 4, () => {});
+    const early = te.encode("early\r\n");
+    s.write(early, [], true);
+    assert.equal(early.length, 7, "not transferred before the worker said it runs");
+    await s.rows();
+    const given = te.encode("given"), kept = te.encode(" kept");
+    s.write(given, [], true);
+    s.write(kept, []);
+    assert.equal(given.length, 0, "the buffer moved to the worker");
+    assert.equal(kept.length, 5);
+    assert.deepEqual(await s.rows(), ["early", "given kept", "", ""]);
+    await s.close();
+  });
+});
