@@ -28,7 +28,14 @@ const rss: Record<string, number[]> = {
   idle: [],
   before: [],
   beforeIdle: [],
+  esc: [],
+  beforeEsc: [],
 };
+/**
+ * A flood the screen must see (every line coloured: the headless screen starts at its first
+ * escape), half as many lines as the seq flood: peak RSS only, no goal.
+ */
+const ESC_FLOOD = `yes "$(printf '\\033[32mline of green text\\033[0m')" | head -n ${N >> 1}`;
 /** argv of the pstlab measured, and of the one measured as "before" (PSTLAB_BEFORE), if any. */
 const pstlab = process.env.PSTLAB_BIN ? [process.env.PSTLAB_BIN] : [process.execPath, main];
 const before = process.env.PSTLAB_BEFORE ? [process.env.PSTLAB_BEFORE] : null;
@@ -63,7 +70,10 @@ for (let i = 0; i < runs; i++) {
   }
   const out = path.join(dir, `seq${i}.cast`);
   for (
-    const [argv, key, idleKey, tag] of [[pstlab, "pstlab", "idle", ""], [before, "before", "beforeIdle", "b"]] as const
+    const [argv, key, idleKey, escKey, tag] of [
+      [pstlab, "pstlab", "idle", "esc", ""],
+      [before, "before", "beforeIdle", "beforeEsc", "b"],
+    ] as const
   ) {
     if (!argv) continue;
     const [cmd, ...pre] = argv;
@@ -74,6 +84,9 @@ for (let i = 0; i < runs; i++) {
       [...pre, "record", "-q", "--headless", "-o", path.join(dir, `idle${i}${tag}.cast`), "--", "true"],
       idleKey,
     );
+    const escFile = path.join(dir, `esc${i}${tag}.cast`);
+    wall(cmd, [...pre, "record", "-q", "--headless", "-o", escFile, "--", "sh", "-c", ESC_FLOOD], escKey);
+    fs.rmSync(escFile);
   }
   size = fs.statSync(out).size;
   if (i === 0) {
@@ -114,8 +127,12 @@ for (
 if (rss.idle.length) {
   console.log(`| pstlab record --headless -- true (the idle footprint) | | | ${med(rss.idle).toFixed(0)} |`);
 }
+console.log(
+  `| pstlab record --headless, ${N >> 1} coloured lines (the screen runs) | | | ${med(rss.esc).toFixed(0)} |`,
+);
 if (rss.beforeIdle.length) {
   console.log(`| before: record --headless -- true | | | ${med(rss.beforeIdle).toFixed(0)} |`);
+  console.log(`| before: ${N >> 1} coloured lines | | | ${med(rss.beforeEsc).toFixed(0)} |`);
   console.log(
     `\nbefore → now, same runs: the flood adds +${(med(rss.before) - med(rss.beforeIdle)).toFixed(0)} → +${
       (med(rss.pstlab) - med(rss.idle)).toFixed(0)
