@@ -38,9 +38,15 @@ export class PlainTail {
   /** Stream offsets of the last `lines` LFs (a ring). */
   private readonly lfs: Float64Array;
   private lfCount = 0;
-  /** Offsets just after each CR in the kept bytes, ascending: the places a cut may go. */
+  /**
+   * Offsets just after a CR in the kept bytes, ascending: the places a cut may go. Only
+   * the last CR before each LF can be the cut chosen (it goes at or before an LF), so one
+   * per stretch between LFs is kept: a spinner's CR after CR does not pile up here.
+   */
   private cuts: number[] = [];
   private cutHead = 0;
+  /** Stream offset of the last LF (-1: none yet). */
+  private lastLf = -1;
 
   /**
    * @param lines the screen's rows plus its scrollback: the LFs that must follow a cut.
@@ -53,6 +59,11 @@ export class PlainTail {
   /** Bytes kept now (what `take()` would return). */
   get size(): number {
     return this.len;
+  }
+
+  /** Places a cut may still go (bounded by the LFs kept, whatever the CRs). */
+  get pendingCuts(): number {
+    return this.cuts.length - this.cutHead;
   }
 
   /**
@@ -71,10 +82,19 @@ export class PlainTail {
     this.buf.set(bytes, this.len);
     const at = this.base + this.len;
     this.len += n;
-    // Note LFs and CRs: a read is mostly printable, so search for the two controls.
-    const ring = this.lfs, size = ring.length;
-    for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ring[this.lfCount++ % size] = at + i;
-    for (let i = bytes.indexOf(0x0d); i >= 0; i = bytes.indexOf(0x0d, i + 1)) this.cuts.push(at + i + 1);
+    // Note LFs and CRs in stream order: a read is mostly printable, so search for the two.
+    const ring = this.lfs, size = ring.length, cuts = this.cuts;
+    let lf = bytes.indexOf(0x0a), cr = bytes.indexOf(0x0d);
+    while (lf >= 0 || cr >= 0) {
+      if (cr < 0 || (lf >= 0 && lf < cr)) {
+        ring[this.lfCount++ % size] = this.lastLf = at + lf;
+        lf = bytes.indexOf(0x0a, lf + 1);
+      } else {
+        if (cuts.length > this.cutHead && cuts[cuts.length - 1] > this.lastLf) cuts[cuts.length - 1] = at + cr + 1;
+        else cuts.push(at + cr + 1);
+        cr = bytes.indexOf(0x0d, cr + 1);
+      }
+    }
     this.trim();
     return true;
   }

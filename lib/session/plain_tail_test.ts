@@ -93,6 +93,15 @@ describe("plain tail: a fresh screen fed the kept bytes is the screen fed everyt
     assert.ok(tail.size <= read.length + 132 * 9, `${tail.size} bytes kept`);
   });
 
+  test("a spinner redrawn with CR after CR keeps one place to cut per line, not one per CR", () => {
+    const tail = new PlainTail(32 + SCROLLBACK);
+    const frames = te.encode(Array.from({ length: 20000 }, (_, i) => `\r${"|/-\\"[i % 4]} working`).join(""));
+    assert.equal(tail.push(frames), true);
+    assert.equal(tail.pendingCuts, 1);
+    for (let k = 0; k < 200; k++) tail.push(te.encode(`line ${k}\r\n\r\r`));
+    assert.ok(tail.pendingCuts <= 32 + SCROLLBACK + 1, `${tail.pendingCuts} cuts pending`);
+  });
+
   test("a byte that is not plain text is refused and nothing of its read is kept", () => {
     for (const b of [0x1b, 0x9b, 0xc2, 0x7f, 0x00, 0x05, 0x0b, 0x0c, 0x0e, 0x0f, 0xff]) {
       const tail = new PlainTail(10);
