@@ -14,6 +14,7 @@ import { analyzeAll } from "../replay/pool.ts";
 import { defaultDetectorNames } from "../lib/detect/kinds.ts";
 import { openRecording } from "../lib/recording/open.ts";
 import { openRecordingAhead } from "../lib/recording/ahead.ts";
+import { workerUrl } from "../lib/runtime.ts";
 import { sampleDetectors } from "../replay/clock.ts";
 import { AsciicastWriter } from "../lib/recording/asciicast.ts";
 import { OutputFile } from "../lib/recording/sink.ts";
@@ -136,13 +137,13 @@ async function rawParse(file: string): Promise<number> {
  * thread for a big file (lib/recording/ahead.ts) — and, for comparison, in-process.
  */
 async function floor(file: string): Promise<{ read: number; apply: number; applyInProcess: number }> {
-  let t0 = performance.now();
+  const t0 = performance.now();
   const r1 = await openRecording(file);
   for await (const _ of r1.events) { /* read only */ }
   const read = (performance.now() - t0) / 1000;
   const loop = async (min?: number) => {
     const t0 = performance.now();
-    const r = await openRecordingAhead(file, {}, { min });
+    const r = await openRecordingAhead(file, {}, { worker: workerUrl("replay/ahead_worker.ts"), min });
     const { observer } = await sampleDetectors(r.header, r.runs ? { runs: r.runs } : r.events, []);
     observer.dispose();
     return (performance.now() - t0) / 1000;

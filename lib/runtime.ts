@@ -17,7 +17,7 @@ export function isCompiled(): boolean {
 export const WORKER_ENTRIES = [
   "lib/session/screen_worker.ts",
   "replay/analyze_worker.ts",
-  "lib/recording/ahead_worker.ts",
+  "replay/ahead_worker.ts",
 ] as const;
 
 /** A worker entry point by its path from the project root. */

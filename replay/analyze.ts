@@ -6,11 +6,13 @@ import type { OpenOptions } from "../lib/recording/open.ts";
 import { openRecordingAhead } from "../lib/recording/ahead.ts";
 import { sha256File } from "../lib/recording/source.ts";
 import { isMainThread } from "node:worker_threads";
-import { createDetector, usesAuto, withManifest } from "../lib/detect/kinds.ts";
+import { createDetector, readsScreen, usesAuto, withManifest } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { AUTO, manifestFor } from "../lib/detect/choose.ts";
 import type { Timeline } from "../lib/detect/timeline.ts";
-import { sampleDetectors } from "./clock.ts";
+import { sampleDetectors, timelineOf } from "./clock.ts";
+import type { SidePayload, SideResult } from "./ahead_worker.ts";
+import { workerUrl } from "../lib/runtime.ts";
 import { type DetectorScore, score, truthLists } from "../lib/score/metrics.ts";
 import { type DrawnTimeline, drawnTimeline, drawnTruth, type FileResult } from "../lib/score/result.ts";
 import {
@@ -78,13 +80,28 @@ export async function analyzeFile(
   opts: AnalyzeOptions,
   onProgress?: (t: number) => void,
 ): Promise<FileResult> {
-  // On the main thread a big capture is read on a second core meanwhile (ahead.ts); a
-  // `--jobs N` worker already shares the cores with its siblings.
-  const rec = await openRecordingAhead(path, opts.open, { hash: true, min: isMainThread ? undefined : Infinity });
+  // On the main thread a big capture is read on a second core meanwhile (ahead.ts), and
+  // the detectors that read no screen run there too (ahead_worker.ts); a `--jobs N`
+  // worker already shares the cores with its siblings.
+  const rec = await openRecordingAhead(path, opts.open, {
+    worker: workerUrl("replay/ahead_worker.ts"),
+    hash: true,
+    side: true,
+    min: isMainThread ? undefined : Infinity,
+  });
   const { names: asked, truthDetector } = detectorNames(opts);
   const choice = asked.some(usesAuto) ? await manifestFor(path, rec.header, AUTO, opts.open) : null;
   const names = choice ? asked.map((n) => withManifest(n, choice.name)) : asked;
-  const detectors = names.map((n) => createDetector(n, resolveManifest));
+  const beside = rec.beside ? names.map((n) => !readsScreen(n)) : names.map(() => false);
+  const sideNames = names.filter((_, i) => beside[i]);
+  const side = rec.beside?.({ names: sideNames } satisfies SidePayload) as Promise<SideResult> | undefined;
+  const detectors = names.filter((_, i) => !beside[i]).map((n) => createDetector(n, resolveManifest));
+  const sideDetectors = sideNames.map((n) => createDetector(n, resolveManifest));
+  // Where detector i runs: [beside, index among those].
+  const where: [boolean, number][] = [];
+  let onMain = 0, onSide = 0;
+  for (const b of beside) where.push([b, b ? onSide++ : onMain++]);
+  const canonical = where.map(([b, j]) => (b ? sideDetectors[j] : detectors[j]).name);
   // Markers as columns with shared labels: one object per marker, kept for the whole
   // analysis, pinned memory among each sample's garbage (19,000 after 34 hours).
   const markerTimes: number[] = [];
@@ -108,13 +125,19 @@ export async function analyzeFile(
       }
     },
   });
+  // Detector i's timeline, from whichever thread ran it.
+  const fromSide = side ? await side : null;
+  const timeline = (i: number): Timeline => {
+    const [b, j] = where[i];
+    return b ? timelineOf(sideDetectors[j], fromSide!.columns[j], fromSide!.verdicts) : sampler.timeline(j);
+  };
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
-  const protocolAt = detectors.findIndex((d) => d.name === "protocol");
+  const protocolAt = canonical.indexOf("protocol");
   const truth = chooseTruth(
     path,
     opts,
-    truthAt >= 0 ? () => sampler.timeline(truthAt) : null,
-    () => protocolAt < 0 ? undefined : sampler.timeline(protocolAt),
+    truthAt >= 0 ? () => timeline(truthAt) : null,
+    () => protocolAt < 0 ? undefined : timeline(protocolAt),
     markerTimes.map((t, i) => ({ t, label: markerLabels[i] })),
   );
   // Only the requested detectors are scored; a --truth detector added for the truth is
@@ -123,7 +146,7 @@ export async function analyzeFile(
   const scores: DetectorScore[] = [];
   const drawn: DrawnTimeline[] = [];
   for (let i = 0; i < opts.detectors.length; i++) {
-    const tl = sampler.timeline(i);
+    const tl = timeline(i);
     scores.push(score(tl, truth, end, lists, { labelTolerance: opts.labelTolerance }));
     drawn.push(drawnTimeline(tl, end));
     garbage.check(); // each timeline is garbage once scored and drawn

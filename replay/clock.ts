@@ -55,6 +55,24 @@ class Column {
   }
 }
 
+/** One detector's change points, flat: times and indexes into a verdict table. */
+export interface ChangeColumns {
+  times: Float64Array<ArrayBuffer>;
+  ids: Uint32Array<ArrayBuffer>;
+  samples: number;
+}
+
+/** A timeline from its columns (built when asked, one at a time: see Sampler). */
+export function timelineOf(
+  d: { name: string; every: number },
+  c: ChangeColumns,
+  verdicts: readonly Verdict[],
+): Timeline {
+  const points = new Array(c.times.length);
+  for (let j = 0; j < c.times.length; j++) points[j] = { t: c.times[j], verdict: verdicts[c.ids[j]] };
+  return { detector: d.name, points, samples: c.samples, every: d.every };
+}
+
 export class Sampler {
   private next: number[]; // next sample index k per detector (t = k·interval)
   /**
@@ -80,10 +98,23 @@ export class Sampler {
 
   /** Detector i's timeline so far. */
   timeline(i: number): Timeline {
+    return timelineOf(this.detectors[i], this.columnsOf(i), this.verdicts);
+  }
+
+  /** Detector i's change points as flat columns (to another thread: replay/ahead_worker.ts). */
+  columnsOf(i: number): ChangeColumns {
     const c = this.columns[i];
-    const points = new Array(c.length);
-    for (let j = 0; j < c.length; j++) points[j] = { t: c.time(j), verdict: this.verdicts[c.id(j)] };
-    return { detector: this.detectors[i].name, points, samples: this.samples[i], every: this.detectors[i].every };
+    const times = new Float64Array(c.length), ids = new Uint32Array(c.length);
+    for (let j = 0; j < c.length; j++) {
+      times[j] = c.time(j);
+      ids[j] = c.id(j);
+    }
+    return { times, ids, samples: this.samples[i] };
+  }
+
+  /** The distinct verdicts the columns' ids index. */
+  verdictTable(): readonly Verdict[] {
+    return this.verdicts;
   }
 
   /** Every detector's timeline so far. */
@@ -200,6 +231,55 @@ export async function runDetectors(
 }
 
 /**
+ * Detectors run over events pushed one at a time (`step`), then `finish`: what
+ * sampleDetectors does with an event stream, for a caller that is handed events (the
+ * reader's thread, replay/ahead_worker.ts).
+ */
+export class DetectorRun {
+  readonly observer: Observer;
+  readonly sampler: Sampler;
+  private readonly until: number;
+  private readonly garbage: GarbageWatch;
+  private end = 0;
+  private sinceLook = 0;
+  /** An event after `until` was seen: there was more to read. */
+  more = false;
+
+  constructor(header: Header, detectors: Detector[], private readonly opts: RunOptions & { screen?: boolean } = {}) {
+    this.observer = new Observer(header, { convertEol: opts.convertEol, screen: opts.screen });
+    this.sampler = new Sampler(detectors, this.observer);
+    this.until = opts.until ?? Infinity;
+    this.garbage = opts.garbage ?? new GarbageWatch();
+  }
+
+  /** Applies one event; false once past `until` (stop reading). */
+  step(e: Event): boolean {
+    if (e.t > this.until) {
+      this.more = true;
+      return false;
+    }
+    this.sampler.advanceBefore(e.t);
+    this.observer.apply(e);
+    this.end = e.t;
+    if (e.kind === "output" && (this.sinceLook += e.bytes.length) > LOOK_EVERY) {
+      this.sinceLook = 0;
+      this.garbage.check();
+    }
+    this.opts.onEvent?.(e);
+    this.sampler.afterEvent(e.t);
+    return true;
+  }
+
+  finish(): { sampler: Sampler; end: number; observer: Observer; pastEnd: number | null } {
+    const until = this.until, end = this.end;
+    this.sampler.finish(until === Infinity ? end : until);
+    // pastEnd: the last event's time when `until` is after it (nothing left to read).
+    const pastEnd = until !== Infinity && !this.more && until > end ? end : null;
+    return { sampler: this.sampler, end: until === Infinity ? end : until, observer: this.observer, pastEnd };
+  }
+}
+
+/**
  * The same, leaving the timelines in the sampler: a caller that reads one at a time
  * (scoring) never holds every detector's change points as objects at once.
  */
@@ -209,35 +289,10 @@ export async function sampleDetectors(
   detectors: Detector[],
   opts: RunOptions = {},
 ): Promise<{ sampler: Sampler; end: number; observer: Observer; pastEnd: number | null }> {
-  const observer = new Observer(header, { convertEol: opts.convertEol });
-  const sampler = new Sampler(detectors, observer);
-  const until = opts.until ?? Infinity;
-  let end = 0, sinceLook = 0;
-  const garbage = opts.garbage ?? new GarbageWatch();
-  let more = false;
-  /** Applies one event; false once past `until`. */
-  const step = (e: Event): boolean => {
-    if (e.t > until) {
-      more = true;
-      return false;
-    }
-    sampler.advanceBefore(e.t);
-    observer.apply(e);
-    end = e.t;
-    if (e.kind === "output" && (sinceLook += e.bytes.length) > LOOK_EVERY) {
-      sinceLook = 0;
-      garbage.check();
-    }
-    opts.onEvent?.(e);
-    sampler.afterEvent(e.t);
-    return true;
-  };
+  const run = new DetectorRun(header, detectors, opts);
   if ("runs" in events) {
     // An await per run, not per event: on a dense capture the await was a tenth of the floor.
-    outer: for await (const run of events.runs) for (const e of run) if (!step(e)) break outer;
-  } else for await (const e of events) if (!step(e)) break;
-  sampler.finish(until === Infinity ? end : until);
-  // pastEnd: the last event's time when `until` is after it (nothing left to read).
-  const pastEnd = until !== Infinity && !more && until > end ? end : null;
-  return { sampler, end: until === Infinity ? end : until, observer, pastEnd };
+    outer: for await (const r of events.runs) for (const e of r) if (!run.step(e)) break outer;
+  } else for await (const e of events) if (!run.step(e)) break;
+  return run.finish();
 }

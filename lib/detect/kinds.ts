@@ -60,6 +60,12 @@ export interface DetectorKind {
   alwaysInterval?: boolean;
   /** It judges one instant (no timers, no history), so it can score a screen snapshot. */
   instant: boolean;
+  /**
+   * It reads the emulated screen (rows, cursor, title, OSC 9). One that does not can be
+   * judged on an observer with no emulator (Observer `screen: false`): report runs those
+   * beside the reader, on the second thread (replay/ahead_worker.ts).
+   */
+  screen: boolean;
   /** Its entries in the default set (`report` without --detectors), in order. */
   defaults: Pick<DetectorName, "seconds" | "every">[];
   /** In the default set only when a capture has this source (recording/sources.ts declaredSources). */
@@ -84,6 +90,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: null,
     every: 0,
     instant: false,
+    screen: false,
     defaults: [{ seconds: null, every: null }],
     shape: "protocol",
     help: "the program's own OSC 7501 reports: needs-you = the record in front is blocked",
@@ -94,6 +101,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: null,
     every: 0,
     instant: false,
+    screen: false,
     defaults: [{ seconds: null, every: null }],
     source: "hooks",
     shape: "hooks",
@@ -105,6 +113,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: null,
     every: 0,
     instant: false,
+    screen: false,
     defaults: [{ seconds: null, every: null }],
     source: "process",
     shape: "process",
@@ -117,6 +126,7 @@ export const KINDS: readonly DetectorKind[] = [
     every: DEFAULT_EVERY,
     alwaysInterval: true,
     instant: true,
+    screen: true,
     defaults: [{ seconds: null, every: 0.05 }, { seconds: null, every: 0.7 }],
     shape: "screen:<m>@<iv>",
     help: "the manifest's rules on the emulated screen, sampled every interval",
@@ -127,6 +137,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: "manifest",
     every: DEFAULT_EVERY,
     instant: true,
+    screen: false,
     defaults: [{ seconds: null, every: null }],
     shape: "tail8k:<m>",
     help: "the same rules on the last 8 KB of output, escapes stripped (the naive way)",
@@ -137,6 +148,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: null,
     every: DEFAULT_EVERY,
     instant: true,
+    screen: true,
     defaults: [{ seconds: null, every: null }],
     shape: "question",
     help: "any screen line that ends in ?",
@@ -147,6 +159,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: "seconds",
     every: DEFAULT_EVERY,
     instant: false,
+    screen: false,
     defaults: DEFAULT_QUIET.map((seconds) => ({ seconds, every: null })),
     shape: "quiet>=<N>s",
     help: "no output for N seconds",
@@ -157,6 +170,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: "manifest",
     every: DEFAULT_EVERY,
     instant: true,
+    screen: true,
     defaults: [{ seconds: null, every: null }],
     shape: "title:<m>",
     help: "the manifest's title and progress rules only (spinner glyphs…)",
@@ -168,6 +182,7 @@ export const KINDS: readonly DetectorKind[] = [
     every: 0.5,
     alwaysInterval: true,
     instant: false,
+    screen: true,
     defaults: [{ seconds: null, every: 0.5 }],
     shape: "hash@500ms",
     help: "Claude Squad's: the screen unchanged since the last sample = needs you",
@@ -178,6 +193,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: "manifest",
     every: DEFAULT_EVERY,
     instant: true,
+    screen: true,
     defaults: [{ seconds: null, every: null }],
     shape: "combined:<m>",
     help: "osFoundry's order: a blocked screen, then the program's report, then the screen",
@@ -188,6 +204,7 @@ export const KINDS: readonly DetectorKind[] = [
     takes: "manifest",
     every: null,
     instant: false,
+    screen: true,
     defaults: [{ seconds: null, every: null }],
     shape: "herdr:<m>",
     help: "Herdr's publishing: 300 ms tick, working→idle confirmed, 3 s startup grace",
@@ -388,4 +405,9 @@ export function instantDetectorNames(manifest: string): string[] {
 export function detectorHelp(indent = "  "): string[] {
   const width = Math.max(...KINDS.map((k) => k.shape.length)) + 2;
   return KINDS.map((k) => `${indent}${k.shape.padEnd(width)}${k.help}`);
+}
+
+/** Whether the named detector reads the emulated screen (KINDS `screen`). */
+export function readsScreen(name: string): boolean {
+  return kindOf(parseDetectorName(name)).screen;
 }

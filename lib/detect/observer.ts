@@ -118,10 +118,10 @@ class LiveObservation implements Observation {
   }
 
   rows(): readonly string[] {
-    return this.observer.screen.rows();
+    return this.observer.emulated().rows();
   }
   cursor(): { x: number; y: number } {
-    return this.observer.screen.cursor();
+    return this.observer.emulated().cursor();
   }
   tailRows(): string[] {
     return this.observer.tail.rows();
@@ -175,7 +175,17 @@ export class Observer {
   /** The command's program when it is a shell (its name is what /proc/PGID/comm says while it runs the shell). */
   private readonly shellName: string | null;
 
-  constructor(header: Header, opts: { convertEol?: boolean } = {}) {
+  /**
+   * Whether output is emulated. Without (`screen: false`), only what needs no emulator is
+   * kept — the OSC 7501 store, the tail, timing, process and hook events — for detectors
+   * whose kind reads no screen (kinds.ts `screen`); reading the screen then throws.
+   */
+  private readonly emulate: boolean;
+  /** Output and resize events applied without an emulator: the screen version's stand-in (memo() stamps). */
+  private writes = 0;
+
+  constructor(header: Header, opts: { convertEol?: boolean; screen?: boolean } = {}) {
+    this.emulate = opts.screen ?? true;
     const sources = declaredSources(header);
     this.processData = sources.has("process");
     this.hookData = sources.has("hooks");
@@ -208,7 +218,8 @@ export class Observer {
         // streaming and give the same result for any split (their property tests).
         for (let at = 0; at < e.bytes.length; at += SLICE) {
           const b = e.bytes.length <= SLICE ? e.bytes : e.bytes.subarray(at, at + SLICE);
-          this.screen.write(b, e.t);
+          if (this.emulate) this.screen.write(b, e.t);
+          else this.writes++;
           this.tracker.feed(b, e.t);
           this.tail.push(b);
         }
@@ -216,7 +227,8 @@ export class Observer {
         this.firstOutputAt ??= e.t;
         return;
       case "resize":
-        this.screen.resize(e.cols, e.rows);
+        if (this.emulate) this.screen.resize(e.cols, e.rows);
+        else this.writes++;
         return;
       case "exit":
         this.tracker.exit(e.t);
@@ -248,6 +260,14 @@ export class Observer {
     return this.shellName === null || f.name === this.shellName;
   }
 
+  /** The screen, for a reader that needs it: an observer without one says so loudly, never blank. */
+  emulated(): Screen {
+    if (!this.emulate) {
+      throw new Error("this observer emulates no screen (a detector that reads it was run without one)");
+    }
+    return this.screen;
+  }
+
   /** The state as of time t (every event applied so far); the same object each time, refreshed. */
   observe(t: number): Observation {
     if (this.seenT === t && this.seenEvents === this.eventCount) return this.live;
@@ -261,7 +281,7 @@ export class Observer {
     o.lastOutputAt = this.lastOutputAt;
     o.firstOutputAt = this.firstOutputAt;
     o.exited = this.exited;
-    o.screenVersion = screen.version;
+    o.screenVersion = this.emulate ? screen.version : this.writes;
     o.tailVersion = this.tail.version;
     o.lastReportAt = this.lastReportAt;
     o.storeVersion = this.storeVersion;

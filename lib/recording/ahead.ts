@@ -15,7 +15,6 @@
 import * as fs from "node:fs";
 import type { Event, EventRuns, Recording } from "./model.ts";
 import { type OpenOptions, openRecording } from "./open.ts";
-import { workerUrl } from "../runtime.ts";
 import { type ErrorData, errorFromData } from "../errors.ts";
 import { noteInput } from "../inputs.ts";
 
@@ -54,10 +53,15 @@ export type FromAhead =
   | { type: "header"; format: Recording["format"]; header: Recording["header"] }
   | { type: "batch"; batch: Batch }
   | { type: "end"; warnings: string[] }
+  | { type: "side"; result: unknown }
   | { type: "hash"; sha256: string }
   | { type: "error"; error: ErrorData; warnings: string[] };
 
-export type ToAhead = { type: "open"; path: string; opts: OpenOptions; hash: boolean } | { type: "credit" };
+export type ToAhead =
+  | { type: "open"; path: string; opts: OpenOptions; hash: boolean; side: boolean }
+  /** After the header (when opened with `side`): the side's payload, or null for none. */
+  | { type: "side"; payload: unknown }
+  | { type: "credit" };
 
 /** A recording whose file's sha256 (of the bytes read) is known once its events are consumed. */
 export interface AheadRecording extends Recording, Partial<EventRuns> {
@@ -68,6 +72,12 @@ export interface AheadRecording extends Recording, Partial<EventRuns> {
   sha256(): Promise<string | null>;
   /** Milliseconds the caller waited for the reader (bench: the caller's own time is the rest). */
   waited(): number;
+  /**
+   * Hands the worker's side (ahead_read.ts AheadSide) its payload, before the events are
+   * read; the result comes once they are all consumed. Undefined when read in-process
+   * (or opened without `side`): then nothing runs beside the reader.
+   */
+  beside?: (payload: unknown) => Promise<unknown>;
 }
 
 /** Whether the path is worth a worker: a regular file at least `min` bytes long. */
@@ -83,25 +93,27 @@ function worthIt(path: string, opts: OpenOptions, min: number): boolean {
 
 /**
  * openRecording, with the reading on a worker when the file is big enough (`min`;
- * PSTLAB_READ_AHEAD_MIN overrides it, for tests and bench). `hash`: the worker also
- * hashes the file after reading it, on its own core.
+ * PSTLAB_READ_AHEAD_MIN overrides it, for tests and bench). `worker`: the entry's URL (one
+ * that calls ahead_read.ts serveAhead). `hash`: the worker also hashes the file after
+ * reading it, on its own core. `side`: the caller will hand the entry's side a payload
+ * (`beside`) once it has the header.
  */
 export function openRecordingAhead(
   path: string,
-  opts: OpenOptions = {},
-  o: { hash?: boolean; min?: number } = {},
+  opts: OpenOptions,
+  o: { worker: string; hash?: boolean; min?: number; side?: boolean },
 ): Promise<AheadRecording> {
   const env = process.env.PSTLAB_READ_AHEAD_MIN;
   const min = o.min ?? (env !== undefined && /^[0-9]+$/.test(env) ? Number(env) : AHEAD_MIN_BYTES);
   if (!worthIt(path, opts, min)) return inProcess(path, opts);
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl("lib/recording/ahead_worker.ts"), { type: "module" });
+    worker = new Worker(o.worker, { type: "module" });
   } catch {
     return inProcess(path, opts); // no workers here: the same result, one thread
   }
   noteInput(path); // the output gate must know it, though another thread opens it
-  return new Ahead(worker, path).open(opts, o.hash ?? false);
+  return new Ahead(worker, path).open(opts, o.hash ?? false, o.side ?? false);
 }
 
 async function inProcess(path: string, opts: OpenOptions): Promise<AheadRecording> {
@@ -113,11 +125,17 @@ class Ahead {
   private queue: FromAhead[] = [];
   private wake: (() => void) | null = null;
   private failed: Error | null = null;
-  private hash: Promise<string> | null = null;
+  /** What follows the last event: the side's result (when asked for) and the hash. */
+  private after: Promise<{ side: unknown; sha256: string | null }>;
+  /** Called once the events end: true when all were read (false: failed or stopped early). */
+  private ended!: (complete: boolean) => void;
   private readonly warnings: string[] = [];
   private waitedMs = 0;
 
   constructor(private readonly worker: Worker, private readonly path: string) {
+    // Asked for only after the events: waiting for it before would wait for ever.
+    const ended = new Promise<boolean>((r) => (this.ended = r));
+    this.after = ended.then((complete) => complete ? this.trailer() : { side: undefined, sha256: null });
     worker.onmessage = (e: MessageEvent<FromAhead>) => this.push(e.data);
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault?.();
@@ -143,20 +161,23 @@ class Ahead {
     return this.queue.shift()!;
   }
 
-  async open(opts: OpenOptions, hash: boolean): Promise<AheadRecording> {
-    this.worker.postMessage({ type: "open", path: this.path, opts, hash } satisfies ToAhead);
+  async open(opts: OpenOptions, hash: boolean, side: boolean): Promise<AheadRecording> {
+    this.worker.postMessage({ type: "open", path: this.path, opts, hash, side } satisfies ToAhead);
     let first: FromAhead;
     try {
       first = await this.take();
-    } catch (e) {
+    } catch {
+      // The worker could not start (an odd runtime or packaging): read in-process, as
+      // small files are, rather than fail. It never read an event, so nothing is lost.
       this.worker.terminate();
-      throw e;
+      return inProcess(this.path, opts);
     }
     if (first.type === "error") {
       this.worker.terminate();
       throw errorFromData(first.error);
     }
     if (first.type !== "header") throw new Error(`read-ahead: unexpected ${first.type} before the header`);
+    this.sideWaits = side;
     const runs = this.runs();
     return {
       format: first.format,
@@ -165,18 +186,36 @@ class Ahead {
       events: flatten(runs),
       runs,
       warnings: this.warnings,
-      sha256: () => this.hash ?? Promise.resolve(null),
+      sha256: () => this.after.then((a) => a.sha256),
       waited: () => this.waitedMs,
+      ...(side ? { beside: (payload: unknown) => this.handSide(payload) } : {}),
     };
   }
 
+  /** Whether the side still waits for its payload (opened with `side`, none handed yet). */
+  private sideWaits = false;
+
+  private handSide(payload: unknown): Promise<unknown> {
+    if (!this.sideWaits) throw new Error("read-ahead: the side's payload goes before the events, once");
+    this.sideWaits = false;
+    this.worker.postMessage({ type: "side", payload } satisfies ToAhead);
+    return this.after.then((a) => a.side);
+  }
+
   private async *runs(): AsyncIterable<readonly Event[]> {
+    let done = false;
+    // A side never handed its payload runs nothing (the worker waits for one).
+    if (this.sideWaits) {
+      this.sideWaits = false;
+      this.worker.postMessage({ type: "side", payload: null } satisfies ToAhead);
+    }
     try {
       for (;;) {
         const m = await this.take();
         if (m.type === "end") {
           this.warnings.push(...m.warnings);
-          this.hash = this.hashed();
+          done = true;
+          this.ended(true);
           return;
         }
         if (m.type === "error") {
@@ -190,15 +229,23 @@ class Ahead {
       }
     } finally {
       // Failed, or the caller stopped early (`--until`): the worker has nothing left to do.
-      if (!this.hash) this.worker.terminate();
+      if (!done) {
+        this.worker.terminate();
+        this.ended(false);
+      }
     }
   }
 
-  private async hashed(): Promise<string> {
+  private async trailer(): Promise<{ side: unknown; sha256: string | null }> {
     try {
-      const m = await this.take();
+      let m = await this.take();
+      let side: unknown = undefined;
+      if (m.type === "side") {
+        side = m.result;
+        m = await this.take();
+      }
       if (m.type !== "hash") throw new Error(`read-ahead: unexpected ${m.type}`);
-      return m.sha256;
+      return { side, sha256: m.sha256 };
     } finally {
       this.worker.terminate();
     }

@@ -12,6 +12,10 @@ import type { Event } from "./model.ts";
 import { sha256File } from "./source.ts";
 import { collect, encodeTtyrecFrame, hasShared, ROOT, SHARED, tmpDir, writeTmp } from "../testkit.ts";
 import { errorToData } from "../errors.ts";
+import { workerUrl } from "../runtime.ts";
+
+/** The entry report uses (it serves ahead_read.ts; here with no side). */
+const WORKER = workerUrl("replay/ahead_worker.ts");
 
 const dir = tmpDir("pstlab-ahead-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -44,7 +48,7 @@ async function outcome(
 
 async function same(file: string, opts = {}): Promise<Outcome> {
   const inProcess = await outcome(() => openRecording(file, opts));
-  const ahead = await outcome(() => openRecordingAhead(file, opts, { min: 0 }));
+  const ahead = await outcome(() => openRecordingAhead(file, opts, { worker: WORKER, min: 0 }));
   assert.deepEqual(ahead, inProcess, file);
   return ahead;
 }
@@ -126,7 +130,7 @@ describe("read ahead: the same as reading in-process", () => {
   test("the caller stops early: the worker goes, nothing hangs", async () => {
     const f = cast(...Array.from({ length: BATCH_EVENTS * (AHEAD + 3) }, (_, i) => `[0.001,"o","${i}"]`));
     for (let k = 0; k < 3; k++) {
-      const rec = await openRecordingAhead(f, {}, { min: 0 });
+      const rec = await openRecordingAhead(f, {}, { worker: WORKER, min: 0 });
       let seen = 0;
       for await (const _ of rec.events) if (++seen === 10 + k * BATCH_EVENTS) break;
       assert.equal(seen, 10 + k * BATCH_EVENTS);
@@ -135,7 +139,7 @@ describe("read ahead: the same as reading in-process", () => {
 
   test("runs: the same events as `events`, and the file's sha256 after them", async () => {
     const f = path.join(ROOT, "fixtures/captures/fake-claude.cast");
-    const rec = await openRecordingAhead(f, {}, { min: 0, hash: true });
+    const rec = await openRecordingAhead(f, {}, { worker: WORKER, min: 0, hash: true });
     assert.ok(rec.runs, "a worker-read recording has runs");
     const flat: Event[] = [];
     for await (const run of rec.runs!) flat.push(...run);
@@ -147,9 +151,20 @@ describe("read ahead: the same as reading in-process", () => {
     assert.equal(await rec.sha256(), sha256File(f));
   });
 
+  test("a worker that cannot start: read in-process, the same result", async () => {
+    const f = path.join(ROOT, "fixtures/captures/fake-claude.cast");
+    const broken = writeTmp(dir, "broken_worker.ts", "throw new Error('no');\n");
+    for (const worker of [new URL("./no_such_worker.ts", import.meta.url).href, new URL(`file://${broken}`).href]) {
+      const rec = await openRecordingAhead(f, {}, { worker, min: 0, hash: true, side: true });
+      assert.equal(rec.runs, undefined, worker);
+      assert.equal(rec.beside, undefined);
+      assert.equal((await collect(rec.events)).length, (await collect((await openRecording(f)).events)).length);
+    }
+  });
+
   test("small files, stdin and script timing are read in-process", async () => {
     const f = path.join(ROOT, "fixtures/captures/fake-claude.cast");
-    const rec = await openRecordingAhead(f, {}, { hash: true });
+    const rec = await openRecordingAhead(f, {}, { worker: WORKER, hash: true });
     assert.equal(rec.runs, undefined);
     assert.equal(await rec.sha256(), null);
     await collect(rec.events);

@@ -1,10 +1,13 @@
-// The reading side of ahead.ts: opens the recording, packs its events into batches,
-// and runs at most AHEAD batches ahead of the caller.
+// The reading side of ahead.ts, run by a worker entry (replay/ahead_worker.ts): opens the
+// recording, packs its events into batches, and runs at most AHEAD batches ahead of the
+// caller. The entry may hand every event to a `side` as well — work that needs the events
+// but not the caller's state — and its result goes back after the last batch.
 import { openRecording } from "./open.ts";
 import { AHEAD, type Batch, BATCH_BYTES, BATCH_EVENTS, Code, type FromAhead, STRIDE, type ToAhead } from "./ahead.ts";
-import type { Event } from "./model.ts";
+import type { Event, Header } from "./model.ts";
 import { sha256File } from "./source.ts";
 import { errorToData } from "../errors.ts";
+import { GarbageWatch } from "../runtime.ts";
 
 const scope = self as unknown as {
   postMessage(m: FromAhead, transfer?: Transferable[]): void;
@@ -13,9 +16,15 @@ const scope = self as unknown as {
 
 let credits = AHEAD;
 let wake: (() => void) | null = null;
+/** The side's payload, when the caller has sent it (undefined: not yet). */
+let payload: unknown = undefined;
+let payloadCame: (() => void) | null = null;
 class Packer {
   private events: Event[] = [];
   private size = 0;
+
+  /** `lend`: a big event's own buffer may be transferred (nothing else here keeps its bytes). */
+  constructor(private readonly lend: boolean) {}
 
   add(e: Event): boolean {
     this.events.push(e);
@@ -32,7 +41,7 @@ class Packer {
     const nums = new Float64Array(count * STRIDE);
     // One big event alone (a 64 MiB write): its own buffer goes over as it is, not copied.
     const only = count === 1 && "bytes" in this.events[0] ? this.events[0].bytes : null;
-    const own = only !== null && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength &&
+    const own = this.lend && only !== null && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength &&
       only.buffer instanceof ArrayBuffer;
     const bytes = own ? only as Uint8Array<ArrayBuffer> : new Uint8Array(this.size);
     const strings: string[] = [];
@@ -78,27 +87,57 @@ class Packer {
   }
 }
 
+/**
+ * This thread's collector watch: its heap is its own (Bun), and the main thread's watch
+ * collects only there; without one, the strings of every line read piled up here.
+ */
+const garbage = new GarbageWatch();
+
 async function send(p: Packer): Promise<void> {
+  garbage.check();
   while (credits === 0) await new Promise<void>((r) => (wake = r));
   credits--;
   const { batch, transfer } = p.take();
   scope.postMessage({ type: "batch", batch }, transfer);
 }
 
-async function run(m: Extract<ToAhead, { type: "open" }>): Promise<void> {
+/** Work beside the reader: every event (after it is packed), then a result to send back. */
+export interface AheadSide {
+  /** `garbage`: the reader's thread's collector watch (lib/runtime.ts), one per thread. */
+  start(header: Header, payload: unknown, garbage: GarbageWatch): void;
+  event(e: Event): void;
+  finish(): { result: unknown; transfer: Transferable[] };
+}
+
+async function run(m: Extract<ToAhead, { type: "open" }>, side: AheadSide | null): Promise<void> {
   let warnings: string[] = [];
-  const p = new Packer();
+  let beside: AheadSide | null = null;
+  // A side keeps bytes (the tail's last 8 KB): a buffer it holds must not be transferred away.
+  const p = new Packer(!(m.side && side));
   try {
     const rec = await openRecording(m.path, m.opts);
     warnings = rec.warnings;
     scope.postMessage({ type: "header", format: rec.format, header: rec.header });
+    if (m.side) {
+      // The caller decides what runs beside once it has the header (report: the manifest).
+      while (payload === undefined) await new Promise<void>((r) => (payloadCame = r));
+      if (payload !== null && side) {
+        beside = side;
+        beside.start(rec.header, payload, garbage);
+      }
+    }
     for await (const e of rec.events) {
       // A big event travels alone (below), so the batch before it goes first.
       if ("bytes" in e && e.bytes.length >= BATCH_BYTES && !p.empty) await send(p);
+      beside?.event(e);
       if (p.add(e)) await send(p);
     }
     if (!p.empty) await send(p);
     scope.postMessage({ type: "end", warnings: rec.warnings });
+    if (beside) {
+      const { result, transfer } = beside.finish();
+      scope.postMessage({ type: "side", result }, transfer);
+    }
     scope.postMessage({ type: "hash", sha256: m.hash ? sha256File(m.path) : "" });
   } catch (err) {
     // Events read before the error go first: the caller meets it where the reader did.
@@ -107,12 +146,18 @@ async function run(m: Extract<ToAhead, { type: "open" }>): Promise<void> {
   }
 }
 
-scope.onmessage = (e) => {
-  const m = e.data;
-  if (m.type === "credit") {
-    credits++;
-    const w = wake;
-    wake = null;
-    w?.();
-  } else void run(m);
-};
+/** Serves ahead.ts's messages in this worker; `side`: the entry's work beside the reader. */
+export function serveAhead(side: AheadSide | null = null): void {
+  scope.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === "credit") {
+      credits++;
+      const w = wake;
+      wake = null;
+      w?.();
+    } else if (m.type === "side") {
+      payload = m.payload;
+      payloadCame?.();
+    } else void run(m, side);
+  };
+}
