@@ -148,10 +148,11 @@ export class RemoteScreen {
     if (this.local) return this.handleLocal(m);
     if (!this.ready) this.early.push(m); // kept whole: a worker that fails to start has them replayed here
     else if (
-      give && m.type === "data" && m.bytes.byteOffset === 0 && m.bytes.byteLength === m.bytes.buffer.byteLength
+      give && m.type === "data" && m.bytes.buffer instanceof ArrayBuffer && m.bytes.byteOffset === 0 &&
+      m.bytes.byteLength === m.bytes.buffer.byteLength
     ) {
       // The buffer moves to the worker instead of being copied (a copy per read under a flood).
-      return this.worker!.postMessage(m, [m.bytes.buffer as ArrayBuffer]);
+      return this.worker!.postMessage(m, [m.bytes.buffer]);
     }
     this.worker!.postMessage(m);
   }
