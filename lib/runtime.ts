@@ -38,7 +38,15 @@ export function selfArgv(): string[] {
 }
 
 /**
- * Collects garbage when the process has grown by `slack` bytes since the last collection,
+ * No collection is forced below this process size: a short analysis ends before Bun's
+ * collector lets it grow far, and one forced full collection was 12–17 ms of a 190 ms
+ * whole-process report on a 2 MB capture (bench/pyte.ts), which peaks at ~90 MB.
+ */
+export const GARBAGE_FLOOR = 112 << 20;
+
+/**
+ * Collects garbage when the process has grown by `slack` bytes since the last collection
+ * and is past GARBAGE_FLOOR,
  * where the runtime can be asked to (Bun). A long analysis makes a screen's worth of
  * short-lived strings per sample, in proportion to the capture's duration, while keeping
  * little (its timelines: 46 MB live after 34 hours of capture); Bun's collector let the
@@ -55,7 +63,9 @@ export class GarbageWatch {
   }
 
   check(): void {
-    if (!this.bun || process.memoryUsage.rss() - this.base < this.slack) return;
+    if (!this.bun) return;
+    const rss = process.memoryUsage.rss();
+    if (rss - this.base < this.slack || rss < GARBAGE_FLOOR) return;
     this.bun.gc(true);
     this.base = process.memoryUsage.rss();
   }

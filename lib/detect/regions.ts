@@ -139,6 +139,9 @@ function lastIndex(lines: readonly string[], pred: (l: string) => boolean, befor
   return -1;
 }
 
+/** isInputBoxRow's answers per stream (RegionView `stream`), by place: the rows they were for. */
+const boxMemo = new WeakMap<object, { row: string[]; above: (string | undefined)[]; hit: boolean[] }>();
+
 /** Region text, cached per input; `lines` are the screen rows without trailing blank rows. */
 export class RegionView {
   private cache = new Map<string, string>();
@@ -236,7 +239,25 @@ export class RegionView {
     if (this._afterBox) return this._afterBox;
     const lines = this.lines();
     const top = this.src.cursor ? Math.min(this.cursorRow(), lines.length - 1) : lines.length - 1;
-    for (let i = top; i >= 0; i--) if (isInputBoxRow(lines, i)) return (this._afterBox = lines.slice(i + 1));
+    // Per stream, each row's answer is kept by place with the two rows it was read from
+    // (the row and the one above): an unchanged row is the same string from one screen
+    // state to the next (a spinner redraw changes one row of 32).
+    let memo = this.stream ? boxMemo.get(this.stream) : undefined;
+    if (this.stream && !memo) boxMemo.set(this.stream, memo = { row: [], above: [], hit: [] });
+    for (let i = top; i >= 0; i--) {
+      let hit: boolean;
+      const above = i > 0 ? lines[i - 1] : undefined;
+      if (memo && memo.row[i] === lines[i] && memo.above[i] === above) hit = memo.hit[i];
+      else {
+        hit = isInputBoxRow(lines, i);
+        if (memo) {
+          memo.row[i] = lines[i];
+          memo.above[i] = above;
+          memo.hit[i] = hit;
+        }
+      }
+      if (hit) return (this._afterBox = lines.slice(i + 1));
+    }
     return (this._afterBox = lines);
   }
 
