@@ -36,7 +36,7 @@ let consumed: Int32Array | null = null;
  * the process has grown by 1 MB, looked at after every 64 KB parsed (1.5 million green
  * lines, compiled binary: 83 MiB peak against 89 MiB with 8 MB every 256 KB, CPU within noise).
  */
-const garbage = new GarbageWatch(1 << 20);
+const garbage = new GarbageWatch(1 << 20, 0); // no floor: as the recorder's (recorder.ts)
 let sinceCheck = 0;
 
 (self as unknown as { onmessage: (e: { data: ToWorker }) => void }).onmessage = (e) => {
