@@ -4,6 +4,9 @@
 // Issue 25: peak RSS of each (GNU time's %M), `record -- true` as the recorder's idle
 // footprint (goal: the flood adds ≤ 16 MiB to it), and the bytes recorded: the sha256 of
 // the recording's output equals that of script's log less the header and footer lines.
+// PSTLAB_BIN=path measures a compiled pstlab instead of `bun main.ts`; PSTLAB_BEFORE=path
+// measures a second build (an older one) in the same runs, interleaved, as "before"; RUNS=n
+// runs each (default 3).
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -18,7 +21,24 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pstlab-recbench-"));
 const devnull = () => fs.openSync("/dev/null", "w");
 
 const TIME = fs.existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
-const rss: Record<string, number[]> = { script: [], asciinema: [], pstlab: [], idle: [] };
+const rss: Record<string, number[]> = {
+  script: [],
+  asciinema: [],
+  pstlab: [],
+  idle: [],
+  before: [],
+  beforeIdle: [],
+  esc: [],
+  beforeEsc: [],
+};
+/**
+ * A flood the screen must see (every line coloured: the headless screen starts at its first
+ * escape), half as many lines as the seq flood: peak RSS only, no goal.
+ */
+const ESC_FLOOD = `yes "$(printf '\\033[32mline of green text\\033[0m')" | head -n ${N >> 1}`;
+/** argv of the pstlab measured, and of the one measured as "before" (PSTLAB_BEFORE), if any. */
+const pstlab = process.env.PSTLAB_BIN ? [process.env.PSTLAB_BIN] : [process.execPath, main];
+const before = process.env.PSTLAB_BEFORE ? [process.env.PSTLAB_BEFORE] : null;
 
 /** Wall seconds; the peak RSS (KiB, GNU time) goes to rss[key] when time is there. */
 function wall(cmd: string, args: string[], key?: string): number {
@@ -34,8 +54,8 @@ function wall(cmd: string, args: string[], key?: string): number {
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
-const runs = 3;
-const rows: Record<string, number[]> = { direct: [], script: [], asciinema: [], pstlab: [] };
+const runs = Number(process.env.RUNS ?? 3);
+const rows: Record<string, number[]> = { direct: [], script: [], asciinema: [], pstlab: [], before: [] };
 const hasAsciinema = spawnSync("asciinema", ["--version"]).status === 0;
 let size = 0;
 let same = { ours: "", theirs: "" };
@@ -49,14 +69,25 @@ for (let i = 0; i < runs; i++) {
     );
   }
   const out = path.join(dir, `seq${i}.cast`);
-  rows.pstlab.push(
-    wall(process.execPath, [main, "record", "-q", "--headless", "-o", out, "--", "seq", "1", String(N)], "pstlab"),
-  );
-  wall(
-    process.execPath,
-    [main, "record", "-q", "--headless", "-o", path.join(dir, `idle${i}.cast`), "--", "true"],
-    "idle",
-  );
+  for (
+    const [argv, key, idleKey, escKey, tag] of [
+      [pstlab, "pstlab", "idle", "esc", ""],
+      [before, "before", "beforeIdle", "beforeEsc", "b"],
+    ] as const
+  ) {
+    if (!argv) continue;
+    const [cmd, ...pre] = argv;
+    const file = path.join(dir, `seq${i}${tag}.cast`);
+    rows[key].push(wall(cmd, [...pre, "record", "-q", "--headless", "-o", file, "--", "seq", "1", String(N)], key));
+    wall(
+      cmd,
+      [...pre, "record", "-q", "--headless", "-o", path.join(dir, `idle${i}${tag}.cast`), "--", "true"],
+      idleKey,
+    );
+    const escFile = path.join(dir, `esc${i}${tag}.cast`);
+    wall(cmd, [...pre, "record", "-q", "--headless", "-o", escFile, "--", "sh", "-c", ESC_FLOOD], escKey);
+    fs.rmSync(escFile);
+  }
   size = fs.statSync(out).size;
   if (i === 0) {
     // The bytes: script's log is "Script started …\n" + output + "\nScript done …\n".
@@ -64,7 +95,7 @@ for (let i = 0; i < runs; i++) {
     const text = l.toString("latin1");
     const theirs = l.subarray(text.indexOf("\n") + 1, text.lastIndexOf("\nScript done"));
     const raw = path.join(dir, "seq.raw");
-    wall(process.execPath, [main, "convert", out, raw, "--format", "raw"]);
+    wall(pstlab[0], [...pstlab.slice(1), "convert", out, raw, "--format", "raw"]);
     same = { ours: sha(fs.readFileSync(raw)), theirs: sha(theirs) };
   }
 }
@@ -72,11 +103,18 @@ console.log(`record: seq 1 ${N} (${runs} runs each, median wall time; recording 
 console.log("| command | wall s | × script | peak RSS MiB (median) |");
 console.log("| --- | ---: | ---: | ---: |");
 for (
-  const [k, label] of [["direct", "seq (direct, to /dev/null)"], ["script", "script -q -c … /dev/null"], [
-    "asciinema",
-    "asciinema rec -q -c …",
-  ], ["pstlab", "pstlab record --headless"]] as const
+  const [k, label] of [
+    ["direct", "seq (direct, to /dev/null)"],
+    ["script", "script -q -c … /dev/null"],
+    [
+      "asciinema",
+      "asciinema rec -q -c …",
+    ],
+    ["pstlab", "pstlab record --headless"],
+    ["before", `before: ${before?.[0]} record --headless`],
+  ] as const
 ) {
+  if (k === "before" && !before) continue;
   if (rows[k].length === 0) {
     console.log(`| ${label} | (not installed) | | |`);
     continue;
@@ -88,6 +126,18 @@ for (
 }
 if (rss.idle.length) {
   console.log(`| pstlab record --headless -- true (the idle footprint) | | | ${med(rss.idle).toFixed(0)} |`);
+}
+console.log(
+  `| pstlab record --headless, ${N >> 1} coloured lines (the screen runs) | | | ${med(rss.esc).toFixed(0)} |`,
+);
+if (rss.beforeIdle.length) {
+  console.log(`| before: record --headless -- true | | | ${med(rss.beforeIdle).toFixed(0)} |`);
+  console.log(`| before: ${N >> 1} coloured lines | | | ${med(rss.beforeEsc).toFixed(0)} |`);
+  console.log(
+    `\nbefore → now, same runs: the flood adds +${(med(rss.before) - med(rss.beforeIdle)).toFixed(0)} → +${
+      (med(rss.pstlab) - med(rss.idle)).toFixed(0)
+    } MiB to the idle recorder (${med(rss.beforeIdle).toFixed(0)} → ${med(rss.idle).toFixed(0)} MiB)`,
+  );
 }
 console.log(
   `\nbytes recorded: sha256 of the recording's output ${

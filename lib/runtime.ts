@@ -46,8 +46,8 @@ export const GARBAGE_FLOOR = 112 << 20;
 
 /**
  * Collects garbage when the process has grown by `slack` bytes since the last collection
- * and is past GARBAGE_FLOOR,
- * where the runtime can be asked to (Bun). A long analysis makes a screen's worth of
+ * and is past `floor` (GARBAGE_FLOOR unless given: the recorder, whose whole footprint
+ * is below it, passes 0), where the runtime can be asked to (Bun). A long analysis makes a screen's worth of
  * short-lived strings per sample, in proportion to the capture's duration, while keeping
  * little (its timelines: 46 MB live after 34 hours of capture); Bun's collector let the
  * process grow to 380 MB before collecting (bench/memory.ts). Elsewhere this does nothing.
@@ -58,14 +58,14 @@ export class GarbageWatch {
   private readonly bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
   private base: number;
 
-  constructor(private readonly slack = 32 << 20) {
+  constructor(private readonly slack = 32 << 20, private readonly floor = GARBAGE_FLOOR) {
     this.base = this.bun ? process.memoryUsage.rss() : 0;
   }
 
   check(): void {
     if (!this.bun) return;
     const rss = process.memoryUsage.rss();
-    if (rss - this.base < this.slack || rss < GARBAGE_FLOOR) return;
+    if (rss - this.base < this.slack || rss < this.floor) return;
     this.bun.gc(true);
     this.base = process.memoryUsage.rss();
   }

@@ -102,6 +102,14 @@ describe("record (headless, real PTY)", () => {
     assert.match(text, /CPR=\$'\\E\[1;1'/);
     assert.match(text, /XTV=\$'\\EP>\|pstlab/);
   });
+  test("a query after a flood of plain lines (the screen started only then) sees the cursor where it is", async () => {
+    const p = castPath();
+    const probe =
+      `seq 1 400; stty raw -echo; printf 'abc\\033[6n'; IFS= read -r -s -d R b; stty sane; printf '\\nCPR=%q\\n' "$b"`;
+    assert.equal(record(["-o", p, "--size", "40x6", "--", "bash", "-c", probe]).code, 0);
+    const text = new TextDecoder().decode(concatOutput((await events(p)).events));
+    assert.match(text, /CPR=\$'\\E\[6;4'/);
+  });
   test("a resize mid-run is seen by the child and recorded", async () => {
     const p = castPath(), s = writeTmp(dir, "resize.txt", "wait /ready/\nresize 100x30\nwait /WINCH 30 100/\n");
     const program = "trap 'echo WINCH $(stty size)' WINCH; echo ready; for i in $(seq 50); do sleep 0.05; done";

@@ -5,7 +5,7 @@
 
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { DEFAULT_SIZE, type Event, type Header, MAX_TIME } from "./model.ts";
-import { Utf8Chunker } from "./utf8.ts";
+import { type Run, textOf, Utf8Chunker } from "./utf8.ts";
 import { FixtureError } from "../errors.ts";
 import { headerV3, parseV3Header } from "./asciicast_v3.ts";
 import { headerV2, parseV2Header } from "./asciicast_v2.ts";
@@ -45,7 +45,23 @@ function parseHeaderLineRaw(file: string, text: string): { version: 2 | 3; heade
 
 export interface ByteSink {
   write(s: string): void;
+  /**
+   * Bytes of whole lines, when the sink takes them: output is then escaped straight from
+   * the bytes read into one reused buffer, never held as a string (issue 25: a flood
+   * recorded made three strings per read — the text, its JSON, the line).
+   */
+  writeBytes?(b: Uint8Array): void;
 }
+
+/** How JSON.stringify writes each ASCII character inside a string (its own table, so the two agree). */
+const JSON_ASCII: Uint8Array[] = Array.from(
+  { length: 128 },
+  (_, c) => new TextEncoder().encode(JSON.stringify(String.fromCharCode(c)).slice(1, -1)),
+);
+/** ASCII characters JSON.stringify writes as they are. */
+const JSON_SAME = new Uint8Array(256).map((_, c) => c >= 0x80 || JSON_ASCII[c].length === 1 ? 1 : 0);
+/** `, "o", "` and `, "i", "`: what comes between the time and the text. */
+const MIDDLE = { o: new TextEncoder().encode(', "o", "'), i: new TextEncoder().encode(', "i", "') };
 
 export interface WriterStats {
   events: number;
@@ -102,17 +118,53 @@ export class AsciicastWriter {
     this.stats.events++;
   }
 
+  /** The line buffer of the byte path, reused (as long as the longest line so far). */
+  private buf = new Uint8Array(0);
+
+  /**
+   * `line(t, code, text)` for valid UTF-8, made from the bytes: the same line byte for
+   * byte (JSON escapes only ASCII; every other character of a well-formed string is
+   * written as it is), tested against the string path on random reads (asciicast_test.ts).
+   */
+  private bytesLine(t: string, code: "o" | "i", run: Run): void {
+    const write = this.sink.writeBytes;
+    if (!write) return this.line(t, code, textOf(run));
+    const b = run.bytes, n = b.length;
+    let size = t.length + 12; // [t, "o", "…"]\n
+    for (let i = 0; i < n; i++) size += JSON_SAME[b[i]] ? 1 : JSON_ASCII[b[i]].length;
+    if (this.buf.length < size) this.buf = new Uint8Array(Math.max(size, 4096));
+    const buf = this.buf;
+    let at = 0;
+    buf[at++] = 0x5b; // [
+    for (let i = 0; i < t.length; i++) buf[at++] = t.charCodeAt(i);
+    buf.set(MIDDLE[code], at);
+    at += MIDDLE[code].length;
+    for (let i = 0; i < n; i++) {
+      const c = b[i];
+      if (JSON_SAME[c]) buf[at++] = c;
+      else {
+        const e = JSON_ASCII[c];
+        for (let k = 0; k < e.length; k++) buf[at++] = e[k];
+      }
+    }
+    buf[at++] = 0x22; // "
+    buf[at++] = 0x5d; // ]
+    buf[at++] = 0x0a;
+    write.call(this.sink, buf.subarray(0, at));
+    this.stats.events++;
+  }
+
   private chunk(t: number, code: "o" | "i", bytes: Uint8Array): void {
     const chunker = code === "o" ? this.out : this.inp;
     const before = chunker.moved;
-    const p = chunker.push(bytes);
+    const r = chunker.take(bytes);
     this.stats.movedBytes += chunker.moved - before;
     const ts = this.time(t);
-    if (!p.exact) {
-      this.line(ts, "b", encodeBase64(p.bytes));
+    if (!r.exact) {
+      this.line(ts, "b", encodeBase64(r.bytes));
       this.stats.rawEvents++;
-      this.line(this.version === 3 ? "0.000" : ts, code, p.text);
-    } else this.line(ts, code, p.text);
+      this.line(this.version === 3 ? "0.000" : ts, code, textOf(r));
+    } else this.bytesLine(ts, code, r);
   }
 
   event(e: Event): void {

@@ -178,7 +178,7 @@ export class OutputFile {
   private constructor(
     readonly path: string,
     private readonly fd: number,
-    private readonly durable: boolean,
+    readonly durable: boolean,
     existed: boolean,
     private temp: string | null = null,
     private readonly created = false,

@@ -44,16 +44,25 @@ export function incompleteTail(b: Uint8Array): number {
  */
 export const knownText = new WeakMap<Uint8Array, string>();
 
+/** A piece before it is decoded: the writer's byte path escapes valid UTF-8 as it is. */
+export interface Run {
+  bytes: Uint8Array;
+  /** Valid UTF-8: its text reproduces the bytes. */
+  exact: boolean;
+}
+
 export class Utf8Chunker {
   private pending: Uint8Array = new Uint8Array(0);
   /** Bytes that moved to a later event because a read ended mid-character. */
   moved = 0;
 
   push(chunk: Uint8Array): Piece {
-    if (this.pending.length === 0) {
-      const text = knownText.get(chunk);
-      if (text !== undefined) return { bytes: chunk, text, exact: true }; // valid, complete UTF-8
-    }
+    return withText(this.take(chunk));
+  }
+
+  /** As push, without decoding the text (see textOf). */
+  take(chunk: Uint8Array): Run {
+    if (this.pending.length === 0 && knownText.has(chunk)) return { bytes: chunk, exact: true }; // valid, complete UTF-8
     let data = chunk;
     if (this.pending.length) {
       data = new Uint8Array(this.pending.length + chunk.length);
@@ -68,13 +77,13 @@ export class Utf8Chunker {
     // invalid lead byte before the tail) keeps its bytes together, as written.
     const hold = incompleteTail(data);
     if (hold > 0 && hold < data.length && incompleteTail(data.subarray(0, data.length - hold)) === 0) {
-      const head = piece(data.subarray(0, data.length - hold));
+      const head = data.subarray(0, data.length - hold);
       this.pending = data.slice(data.length - hold);
       this.moved += hold;
-      return head;
+      return { bytes: head, exact: isUtf8(head) };
     }
     this.pending = new Uint8Array(0);
-    return piece(data);
+    return { bytes: data, exact: isUtf8(data) };
   }
 
   /** End of stream: a held-back tail that never completed. */
@@ -88,19 +97,52 @@ export class Utf8Chunker {
 
 const latin1 = new TextDecoder("latin1");
 
-export function piece(bytes: Uint8Array): Piece {
-  // ASCII fast path: a byte scan is several times cheaper than a fatal UTF-8 decode.
-  let ascii = true;
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] >= 0x80) {
-      ascii = false;
-      break;
+/**
+ * Whether the bytes are well-formed UTF-8 (Unicode table 3-7: no overlong form, no
+ * surrogate, nothing past U+10FFFF): what a fatal TextDecoder accepts, without making
+ * the string (utf8_test.ts compares the two on random bytes).
+ */
+export function isUtf8(b: Uint8Array): boolean {
+  const n = b.length;
+  let i = 0;
+  while (i < n) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
     }
+    if (c < 0xc2 || c > 0xf4) return false;
+    const need = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    if (i + need > n) return false;
+    const c1 = b[i + 1];
+    if ((c1 & 0xc0) !== 0x80) return false;
+    if (c === 0xe0 && c1 < 0xa0 || c === 0xed && c1 > 0x9f || c === 0xf0 && c1 < 0x90 || c === 0xf4 && c1 > 0x8f) {
+      return false;
+    }
+    for (let k = 2; k < need; k++) if ((b[i + k] & 0xc0) !== 0x80) return false;
+    i += need;
   }
-  if (ascii) return { bytes, text: latin1.decode(bytes), exact: true };
-  try {
-    return { bytes, text: fatal.decode(bytes), exact: true };
-  } catch {
-    return { bytes, text: lossy.decode(bytes), exact: false };
-  }
+  return true;
+}
+
+function isAscii(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0x80) return false;
+  return true;
+}
+
+/** The display text of a run (U+FFFD for invalid bytes). */
+export function textOf(r: Run): string {
+  const known = knownText.get(r.bytes);
+  if (known !== undefined) return known;
+  // ASCII fast path: latin1 decodes it several times cheaper than UTF-8.
+  if (isAscii(r.bytes)) return latin1.decode(r.bytes);
+  return (r.exact ? fatal : lossy).decode(r.bytes);
+}
+
+function withText(r: Run): Piece {
+  return { bytes: r.bytes, text: textOf(r), exact: r.exact };
+}
+
+export function piece(bytes: Uint8Array): Piece {
+  return withText({ bytes, exact: isUtf8(bytes) });
 }

@@ -11,6 +11,11 @@ export interface RecordingWriter {
   event(e: Event): void;
   end(t: number): void;
   stats: WriterStats;
+  /**
+   * Keeps no reference to an event's bytes once event() returned (what it needs later it
+   * copied): the recorder may then hand a read's buffer on to its screen worker.
+   */
+  releasesBytes?: boolean;
 }
 
 export function createWriter(
@@ -25,6 +30,7 @@ export function createWriter(
     const w = new RawWriter((b) => out.write(b));
     return {
       stats,
+      releasesBytes: true, // written at once (a buffered file writes bytes through too)
       event(e) {
         if (e.kind === "output") stats.events++;
         else stats.dropped++;
@@ -33,7 +39,10 @@ export function createWriter(
       end() {},
     };
   }
-  const w = new AsciicastWriter(out, format === "v3" ? 3 : 2, opts);
+  // A durable file writes each line through at once: the writer may hand it the bytes of
+  // a line from its reused buffer (a buffered file keeps strings, joined per MiB).
+  const sink = out.durable ? { write: (s: string) => out.write(s), writeBytes: (b: Uint8Array) => out.write(b) } : out;
+  const w = new AsciicastWriter(sink, format === "v3" ? 3 : 2, opts);
   if (writeHeader) w.header(header);
-  return w;
+  return Object.assign(w, { releasesBytes: true }); // a held-back partial character is copied (utf8.ts)
 }

@@ -9,6 +9,7 @@ import xterm from "@xterm/headless";
 // the package's .mjs, which has no default export); xterm itself needs the default import.
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { installResponder } from "./responder.ts";
+import { SCROLLBACK } from "./scrollback.ts";
 
 // The default import is the only form that works on Bun, Deno and Node alike.
 const { Terminal } = xterm as unknown as { Terminal: new (o: Record<string, unknown>) => XTerm };
@@ -140,7 +141,7 @@ export class Screen {
       // Detection reads the viewport only, but a little scrollback is kept anyway:
       // with none, xterm copies every line on each scroll and line-feed-heavy output
       // parses at half the speed (16 vs 31 MB/s for `seq`, measured).
-      scrollback: 100,
+      scrollback: SCROLLBACK,
       allowProposedApi: true,
       logLevel: "off",
       convertEol: !!opts.convertEol,

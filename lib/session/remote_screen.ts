@@ -7,11 +7,18 @@
 // bytes it parsed in a shared counter; when more than IN_FLIGHT bytes are posted and not
 // yet parsed, write() waits for it (Atomics.wait), so the recorder stops reading the pty
 // and the program blocks in its own write, as it would on a slow terminal.
+//
+// Started when needed (issue 25, `lazy`): until a read holds more than plain text, or
+// someone asks for the screen, no emulator runs at all and only the bytes a fresh screen
+// needs to catch up are kept (plain_tail.ts): `record --headless -- seq 1 3000000` starts
+// no worker.
 
 import type { FromWorker, ScreenChanges, ToWorker } from "./screen_worker.ts";
 import { Screen } from "../screen/screen.ts";
 import { workerUrl } from "../runtime.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
+import { PlainTail } from "./plain_tail.ts";
+import { SCROLLBACK } from "../screen/scrollback.ts";
 
 /** The most bytes posted to the worker and not yet parsed before write() waits. */
 export const IN_FLIGHT = 1 << 20;
@@ -37,14 +44,37 @@ export class RemoteScreen {
   /** Why the screen runs in-process (null: in its worker); the caller decides whether to say so. */
   fallback: string | null = null;
 
+  /** Not started yet: the plain text a fresh screen is fed first (null once started). */
+  private tail: PlainTail | null = null;
+
   constructor(
     private readonly cols: number,
     private readonly rowCount: number,
     private readonly onReply: (data: string | Uint8Array) => void,
-    opts: { inProcess?: boolean; onFallback?: (why: string) => void } = {},
+    private readonly opts: { inProcess?: boolean; onFallback?: (why: string) => void; lazy?: boolean } = {},
   ) {
     this.onFallback = opts.onFallback ?? (() => {});
     this.closed = new Promise((r) => (this.resolveClosed = r));
+    if (opts.lazy) this.tail = new PlainTail(rowCount + SCROLLBACK);
+    else this.start();
+  }
+
+  /** Whether an emulator runs (in its worker or here); false while a lazy screen had only plain text. */
+  get started(): boolean {
+    return this.tail === null;
+  }
+
+  /** Starts the screen and feeds it the plain text kept so far. */
+  private start(): void {
+    const tail = this.tail;
+    this.tail = null;
+    this.begin();
+    const kept = tail?.take();
+    if (kept?.length) this.write(kept, [], true);
+  }
+
+  private begin(): void {
+    const { cols, rowCount, onReply, opts } = this;
     if (opts.inProcess) {
       this.goLocal("");
       return;
@@ -113,16 +143,31 @@ export class RemoteScreen {
     }
   }
 
-  private send(m: ToWorker): void {
+  private send(m: ToWorker, give = false): void {
+    if (this.tail) this.start(); // asked for the screen (rows, a resize…) before any query
     if (this.local) return this.handleLocal(m);
-    if (!this.ready) this.early.push(m);
+    if (!this.ready) this.early.push(m); // kept whole: a worker that fails to start has them replayed here
+    else if (
+      give && m.type === "data" && m.bytes.buffer instanceof ArrayBuffer && m.bytes.byteOffset === 0 &&
+      m.bytes.byteLength === m.bytes.buffer.byteLength
+    ) {
+      // The buffer moves to the worker instead of being copied (a copy per read under a flood).
+      return this.worker!.postMessage(m, [m.bytes.buffer]);
+    }
     this.worker!.postMessage(m);
   }
 
-  write(bytes: Uint8Array, answers: Answer[]): void {
-    this.send({ type: "data", bytes, answers });
+  /**
+   * Feeds a read. `give`: the caller gives the bytes away (keeps no reference to them):
+   * their buffer may be transferred to the worker, which leaves the caller's view empty.
+   */
+  write(bytes: Uint8Array, answers: Answer[], give = false): void {
+    // Plain text (no query can be in it, so no answer either) is kept, not parsed.
+    if (this.tail && answers.length === 0 && this.tail.push(bytes)) return;
+    const n = bytes.length;
+    this.send({ type: "data", bytes, answers }, give);
     if (this.consumed === null) return;
-    this.sent = (this.sent + bytes.length) | 0;
+    this.sent = (this.sent + n) | 0;
     this.waitForWorker();
   }
 
@@ -185,6 +230,7 @@ export class RemoteScreen {
 
   /** Waits until everything sent was parsed (its last replies are delivered). */
   async close(): Promise<void> {
+    if (this.tail) return; // never started: nothing to answer, no worker to end
     this.send({ type: "close" });
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([this.closed, new Promise((r) => (timer = setTimeout(r, 3000)))]);

@@ -38,3 +38,57 @@ describe("recorder screen: a bounded queue to the worker (issue 25)", () => {
     assert.ok(most > 0, "the worker was behind at least once (else the bound was never tested)");
   });
 });
+
+describe("recorder screen: started when needed (issue 25)", () => {
+  for (const inProcess of [false, true]) {
+    test(
+      `plain text starts nothing; the first query starts it and it answers as if it had seen everything (${
+        inProcess ? "in-process" : "worker"
+      })`,
+      async () => {
+        const replies: string[] = [];
+        const s = new RemoteScreen(20, 4, (d) => replies.push(typeof d === "string" ? d : td.decode(d)), {
+          inProcess,
+          lazy: true,
+        });
+        const lines = te.encode(Array.from({ length: 300 }, (_, i) => `line ${i}\r\n`).join("") + "tail");
+        for (let i = 0; i < lines.length; i += 97) s.write(lines.subarray(i, i + 97), []);
+        assert.equal(s.started, false);
+        s.write(te.encode("\x1b[6n"), []);
+        assert.equal(s.started, true);
+        assert.deepEqual(await s.rows(), ["line 297", "line 298", "line 299", "tail"]);
+        await s.close();
+        assert.deepEqual(replies, ["\x1b[4;5R"]);
+      },
+    );
+  }
+
+  test("a screen nobody needed closes at once; asking for its rows starts it", async () => {
+    const idle = new RemoteScreen(20, 4, () => {}, { lazy: true });
+    idle.write(te.encode("hello\r\n"), []);
+    await idle.close();
+    assert.equal(idle.started, false);
+    const asked = new RemoteScreen(20, 4, () => {}, { lazy: true });
+    asked.write(te.encode("hello\r\nworld"), []);
+    assert.deepEqual(await asked.rows(), ["hello", "world", "", ""]);
+    assert.equal(asked.started, true);
+    await asked.close();
+  });
+});
+
+describe("recorder screen: a read given away moves to the worker (issue 25)", () => {
+  test("once the worker runs, a given read's buffer is transferred, not copied; before, it is kept for a fallback", async () => {
+    const s = new RemoteScreen(20, 4, () => {});
+    const early = te.encode("early\r\n");
+    s.write(early, [], true);
+    assert.equal(early.length, 7, "not transferred before the worker said it runs");
+    await s.rows();
+    const given = te.encode("given"), kept = te.encode(" kept");
+    s.write(given, [], true);
+    s.write(kept, []);
+    assert.equal(given.length, 0, "the buffer moved to the worker");
+    assert.equal(kept.length, 5);
+    assert.deepEqual(await s.rows(), ["early", "given kept", "", ""]);
+    await s.close();
+  });
+});

@@ -33,9 +33,10 @@ let consumed: Int32Array | null = null;
 /**
  * Parsing a flood makes garbage in this thread's own heap (xterm's per-write strings and
  * buffers), which Bun's collector let grow by ~27 MB on `seq 1 3000000`: collected when
- * the process has grown by 8 MB, looked at after every 256 KB parsed.
+ * the process has grown by 1 MB, looked at after every 64 KB parsed (1.5 million green
+ * lines, compiled binary: 83 MiB peak against 89 MiB with 8 MB every 256 KB, CPU within noise).
  */
-const garbage = new GarbageWatch(8 << 20);
+const garbage = new GarbageWatch(1 << 20, 0); // no floor: as the recorder's (recorder.ts)
 let sinceCheck = 0;
 
 (self as unknown as { onmessage: (e: { data: ToWorker }) => void }).onmessage = (e) => {
@@ -48,7 +49,7 @@ let sinceCheck = 0;
       return;
     case "data":
       feedWithAnswers(screen!, m.bytes, m.answers, (data) => post({ type: "reply", data }));
-      if ((sinceCheck += m.bytes.length) >= 256 << 10) sinceCheck = 0, garbage.check();
+      if ((sinceCheck += m.bytes.length) >= 64 << 10) sinceCheck = 0, garbage.check();
       if (consumed) {
         Atomics.add(consumed, 0, m.bytes.length);
         Atomics.notify(consumed, 0);
