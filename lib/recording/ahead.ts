@@ -26,10 +26,15 @@ export const BATCH_EVENTS = 4096;
 /** Batches the worker may have sent and the caller not yet started on. */
 export const AHEAD = 3;
 /**
- * Smaller regular files are read in-process: starting a worker costs more than the
- * overlap saves (bench/analysis.ts: a 2 MB capture is read in ~25 ms).
+ * Smaller regular files are read in-process: a second thread costs its start and a second
+ * JIT warm-up (~0.1 s for the compiled binary, ~0.25 s with report's detectors beside
+ * it), which only a long analysis earns back. Whole-process `pstlab report`, 15
+ * detectors, compiled, 2-core machine, in-process → on two threads: a 2 MB capture 0.21 →
+ * 0.31 s, the demo capture ×8 (9 MB, 1.6 h) 0.75 → 0.95 s, the dense bench capture
+ * (22.6 MB) 1.00 → 1.08 s; the dense shape at 50.9 MB 2.08 → 1.76 s, the demo ×43 (50 MB,
+ * 8.5 h) 3.2 → 2.3 s.
  */
-export const AHEAD_MIN_BYTES = 8 << 20;
+export const AHEAD_MIN_BYTES = 32 << 20;
 
 /** Column layout: 4 numbers per event. */
 export const STRIDE = 4;
