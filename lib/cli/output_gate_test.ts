@@ -375,6 +375,39 @@ describe("inputs are read once", () => {
     assert.equal(code, 0, "report waited on a second open of the FIFO");
     assert.match(fs.readFileSync(path.join(i.d, "r.html"), "utf8"), /not embedded: read from a pipe/);
   });
+  test("a FIFO of a capture that names no agent (auto sniffs the screen): read once, the writer first", async () => {
+    const i = inputs("fifo2");
+    const fifo = path.join(i.d, "live.fifo");
+    spawnSync("mkfifo", [fifo]);
+    // The writer waits for a reader and is gone once the capture is read: a second open
+    // (auto's sniff of the screen) waited for ever, and in a blocking open no signal ran.
+    spawn("sh", ["-c", `cat ${JSON.stringify(path.join(ROOT, "fixtures/captures/deploy.cast"))} > live.fifo`], {
+      cwd: i.d,
+      stdio: "ignore",
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "report", fifo], { cwd: i.d, stdio: "ignore" });
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60000);
+    const code = await exited;
+    clearTimeout(timer);
+    assert.equal(code, 0, "report opened the FIFO a second time");
+  });
+  test("a FIFO nobody writes: SIGTERM still stops report (143), the open does not block the thread", async () => {
+    const i = inputs("fifo3");
+    const fifo = path.join(i.d, "never.fifo");
+    spawnSync("mkfifo", [fifo]);
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "report", fifo], { cwd: i.d, stdio: "ignore" });
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await new Promise((r) => setTimeout(r, 1500)); // started and waiting in the open
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20000);
+    const code = await exited;
+    clearTimeout(timer);
+    assert.equal(code, 143);
+  });
 });
 
 // Every long-running command stops at once on SIGINT/SIGTERM with 130/143 and leaves no

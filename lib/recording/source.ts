@@ -71,6 +71,19 @@ function readAsync(fd: number, buf: Uint8Array): Promise<number> {
   );
 }
 
+function openAsync(path: string): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(path, "r", (e, fd) => (e ? reject(e) : resolve(fd))));
+}
+
+/** Whether opening the path may block: a FIFO (stat never blocks; a missing path: the open says why). */
+function waitsToOpen(path: string): boolean {
+  try {
+    return fs.statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
+}
+
 /** Opens a path (or `-` for stdin). Throws InputError with a one-line message. */
 export async function openSource(path: string): Promise<Source> {
   if (path === "-") {
@@ -89,7 +102,10 @@ export async function openSource(path: string): Promise<Source> {
   }
   let fd: number;
   try {
-    fd = fs.openSync(path, "r");
+    // A FIFO's open waits for a writer: off the main thread, so that SIGINT/SIGTERM can
+    // still stop us meanwhile (a synchronous open left `report FIFO` unkillable).
+    // (A plain fd, not a FileHandle, which closes its fd when collected.)
+    fd = waitsToOpen(path) ? await openAsync(path) : fs.openSync(path, "r");
   } catch (e) {
     throw new InputError(`${path}: ${describeFsError(e)}`);
   }
