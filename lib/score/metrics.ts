@@ -9,7 +9,7 @@
  *   at which the detector says needs-you (before the episode ends; else the episode is
  *   **missed**). A sampled detector (every k·interval) that was already alarming
  *   therefore scores its sampling phase, like any other; one judged after every event
- *   (`protocol`, `quiet>=`) scores 0 then.
+ *   (`protocol`, `hooks`, `process`) scores 0 then; `quiet>=` is sampled every 50 ms.
  * - **Carried**: a detected episode whose detecting run began before the episode: the
  *   alarm was left over from earlier (a stale tail, a question line still on screen).
  *   Counted per detector; latency is also summarised without carried episodes.
