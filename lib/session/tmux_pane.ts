@@ -215,7 +215,9 @@ export async function recordPane(o: PaneSessionOptions, writer: RecordingWriter,
     if (size.cols !== info.cols || size.rows !== info.rows) {
       write({ t: 0, kind: "resize", cols: size.cols, rows: size.rows });
     }
-    write({ t: 0, kind: "output", bytes: screenBytes(size, r.out.slice(nl + 1)) });
+    const screen = screenBytes(size, r.out.slice(nl + 1));
+    write({ t: 0, kind: "output", bytes: screen });
+    bytes += screen.length; // an output event like the others: `info` counts it too
     const watch = o.processTable !== false && foregroundAvailable() && size.pid > 0
       ? new ForegroundWatch(
         size.pid,
@@ -269,7 +271,15 @@ export async function recordPane(o: PaneSessionOptions, writer: RecordingWriter,
     await new Promise((r) => setTimeout(r, 50));
     drain();
     const duration = now();
-    if (status !== null && stop === null) write({ t: duration, kind: "exit", status });
+    // The recording lasts until it stopped, not until the pane's last output: a prompt
+    // left on screen (what --tmux-pane is for) must keep its time, or it has none. As the
+    // recorder ends with the program's exit, the end is an event at that moment: the
+    // exit when tmux kept the status, else a marker saying why it ended (the pane still
+    // runs after a stop signal; its status is not known when tmux did not keep it).
+    if (stop !== null) {
+      write({ t: duration, kind: "marker", label: `pstlab: recording stopped (${stop}); the pane was still running` });
+    } else if (status !== null) write({ t: duration, kind: "exit", status });
+    else write({ t: duration, kind: "marker", label: "pstlab: the pane exited (status not kept by tmux)" });
     if (writeError === null) {
       try {
         writer.end(duration);

@@ -73,6 +73,49 @@ describe("record --tmux-pane", { skip: !which("tmux") && "tmux is not installed"
     assert.match(screen.stdout, /first line\n(.*\n)*second\n(.*\n)*third/);
   });
 
+  test("stopped by a signal with a prompt left on screen: the recording lasts until the stop", async () => {
+    // What --tmux-pane is for: a program waiting at a prompt, nothing printed after it.
+    // The file must hold that wait (else the prompt has no duration and no episode), and
+    // the stop line must say what the file holds (its seconds and its output bytes).
+    assert.equal(tm("new-session", "-d", "-s", "ask", "-x", "80", "-y", "12", "sh").status, 0);
+    const file = path.join(dir, "ask.cast");
+    const [cmd, ...pre] = runtimeArgv();
+    const rec = spawn(cmd, [...pre, MAIN, "record", "--tmux-pane", "ask", "--tmux-socket", sock, "-o", file], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    rec.stderr!.on("data", (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((r) => rec.on("exit", (c) => r(c)));
+    await until(() => /recording tmux pane/.test(stderr), "the recorder to start");
+    assert.equal(tm("send-keys", "-t", "ask", `read -p 'Continue? [y/N] ' a`, "Enter").status, 0);
+    const text = () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+    await until(() => text().includes("Continue? [y/N] "), "the prompt in the recording");
+    // The prompt stays on screen for at least this long before the stop.
+    await new Promise((r) => setTimeout(r, 1000));
+    rec.kill("SIGINT");
+    assert.equal(await exited, 130, stderr);
+    tm("kill-session", "-t", "ask");
+
+    const events = await collect((await openRecording(file)).events);
+    const last = events[events.length - 1];
+    const outputs = events.filter((e) => e.kind === "output");
+    const lastOutput = outputs[outputs.length - 1];
+    assert.ok(
+      last.kind === "marker" && /^pstlab: recording stopped \(SIGINT\)/.test(last.label),
+      `last event: ${last.kind} at ${last.t}`,
+    );
+    assert.ok(last.t - lastOutput.t >= 0.9, `the prompt's wait is kept: ${lastOutput.t} → ${last.t}`);
+    const m = /recorded .*: ([\d.]+) s, (\d+) events, (\d+) bytes; stopped \(SIGINT\)/.exec(stderr);
+    assert.ok(m, stderr);
+    assert.equal(m[1], last.t.toFixed(1), "the stop line's seconds are the file's");
+    assert.equal(Number(m[2]), events.length, "the stop line's events are the file's");
+    const bytes = outputs.reduce((n, e) => n + (e.kind === "output" ? e.bytes.length : 0), 0);
+    assert.equal(Number(m[3]), bytes, "the stop line's bytes count the opening screen too");
+    const info = cli(["info", "--json", file]);
+    assert.equal(info.code, 0, info.stderr);
+    assert.equal(JSON.parse(info.stdout).duration_s.toFixed(1), m[1]);
+  });
+
   test("a pane that is not there, a socket alone, a command too: one line, exit 2", () => {
     tm("new-session", "-d", "-s", "idle", "sleep 30");
     for (
