@@ -221,6 +221,28 @@ describe("record (headless, real PTY)", () => {
     record(["-o", q, "--", "sh", "-c", "read a; echo got=$a"], { input: "hi\n" });
     assert.ok(!(await events(q)).events.some((e) => e.kind === "input"));
   });
+  // The end of piped stdin must end a line-editing program as script(1)'s ^D does: python3
+  // and bc take the terminal (readline, raw mode) after the queued ^D, which then no longer
+  // reads as end of file; they hung until --timeout (exit 124).
+  for (
+    const [name, argv, input] of [
+      ["python3", ["python3", "-q"], "print(6*7)\n"],
+      ["bc", ["bc", "-q"], "6*7\n"],
+      ["bc started late", ["bash", "-c", "sleep 1; exec bc -q"], "6*7\n"],
+    ] as [string, string[], string][]
+  ) {
+    test(`piped stdin's end reaches ${name}: it exits by itself`, {
+      skip: !which(argv[0] === "bash" ? "bc" : argv[0]) && `no ${argv[0] === "bash" ? "bc" : argv[0]}`,
+    }, async () => {
+      const p = castPath();
+      const r = record(["--timeout", "30", "-o", p, "--", ...argv], { input, env: { PYTHONSTARTUP: "" } });
+      assert.equal(r.code, 0, `exit ${r.code} (124: the end of stdin never reached it): ${r.stderr}`);
+      const evs = (await events(p)).events;
+      assert.match(new TextDecoder().decode(concatOutput(evs)), /\b42\b/);
+      const last = evs.at(-1);
+      assert.ok(last?.kind === "exit" && last.status === 0, JSON.stringify(last));
+    });
+  }
   test("refuses to overwrite; --append continues a v3 file; command not found is a clear error", async () => {
     const p = castPath();
     record(["-o", p, "--", "echo", "one"]);

@@ -421,28 +421,32 @@ class Session {
     // An empty stdin (`< /dev/null`, a closed pipe) still ends the program the way
     // `script` does (one VEOF), but only once the program has gone quiet: it is then
     // waiting for input, and any terminal reply it was reading has already arrived.
+    // After piped content the same holds: a line-editing program (python3, bc: readline
+    // in raw mode) may take the terminal after the ^D was queued, and the switch turns a
+    // queued VEOF into a byte it does not read as end of file; it then prints its next
+    // prompt and waits. So while it writes after a ^D and goes quiet again, it gets
+    // another (at the start of its fresh line, where readline reads ^D as end of file),
+    // up to EMPTY_STDIN_EOFS in all. A program that ended on the first never sees more.
     let eofTimer: ReturnType<typeof setInterval> | null = null;
     const onEnd = () => {
       if (term.interactive) return;
-      if (this.lastInput !== -1) {
-        this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
-        return;
-      }
-      // A program still starting can look quiet on a loaded machine and then set up its
-      // terminal, which may discard the ^D (readline flushes pending input): when it
-      // writes again after a ^D (its prompt) and goes quiet once more, it gets another,
-      // up to EMPTY_STDIN_EOFS in all.
+      const content = this.lastInput !== -1;
       let since = this.now();
       let sent = 0;
+      if (content) {
+        this.pty?.write(this.lastInput === 0x0a || this.lastInput === 0x0d ? "\x04" : "\x04\x04");
+        sent = 1;
+      }
       eofTimer = setInterval(() => {
         const quietSince = Math.max(this.lastOutputAt, since);
         if (this.exited || this.now() - quietSince < EMPTY_STDIN_QUIET) return;
         if (sent > 0 && this.lastOutputAt <= since) return; // nothing new since the last ^D
-        if (this.lastInput !== -1 || ++sent >= EMPTY_STDIN_EOFS) {
+        // An empty stdin that input reached later (the demo's simulated user): that input ends itself.
+        if ((!content && this.lastInput !== -1) || ++sent >= EMPTY_STDIN_EOFS) {
           clearInterval(eofTimer!);
           eofTimer = null;
         }
-        if (this.lastInput === -1) this.pty?.write("\x04");
+        if (content || this.lastInput === -1) this.pty?.write("\x04");
         since = this.now();
       }, 50);
     };
