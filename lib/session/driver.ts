@@ -11,7 +11,8 @@ import type { ScreenChanges } from "./screen_worker.ts";
 //   wait /\$ $/ or /Password:/          # alternatives
 //   wait screen /ready/                 # anywhere on the screen, old text included
 //   wait /Allow\?/ as blocked:permission # and a truth label at the moment it appeared
-//   wait-quiet 500ms [timeout]          # no output for that long
+//   wait-quiet 500ms [timeout]          # no output for that long, counted from the later of
+//                                       # the last output and the step's start
 //   wait-exit [timeout]                 # the program ended
 //   sleep 2s
 //   send "yes\r"                        # JSON-style string; \e and \xHH also work
@@ -220,8 +221,13 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
         break;
       }
       case "wait-quiet": {
-        const deadline = host.now() + s.timeout;
-        while (host.now() - Math.max(host.lastOutputAt(), 0) < s.quiet) {
+        // Quiet counts from the later of the last output and this step's start: a
+        // program quiet before a `send` has not yet answered it, so the step always
+        // waits at least `quiet` (it went out at once, keys 0 ms apart, when counted
+        // from the last output only).
+        const start = host.now();
+        const deadline = start + s.timeout;
+        while (host.now() - Math.max(host.lastOutputAt(), start) < s.quiet) {
           if (host.now() > deadline) {
             throw new ScriptFailed(s, `${where}: output never went quiet for ${s.quiet} s within ${s.timeout} s`);
           }

@@ -166,6 +166,45 @@ describe("runScript", () => {
       },
     );
   });
+  test("wait-quiet right after a send waits the full quiet time though the program was quiet before", async () => {
+    // The program last wrote at t=5; the script sends "a" at t=10 and waits 0.3 s of quiet:
+    // "b" must not go out before t=10.3 (it went out at once, 0 ms after "a").
+    const { s } = screen();
+    const clock = { t: 10 };
+    const sent: [string, number][] = [];
+    const h: ScriptHost = {
+      ...host(s, clock, []),
+      now: () => (clock.t += 0.01),
+      lastOutputAt: () => 5,
+      send: (d) => sent.push([d, clock.t]),
+    };
+    await runScript(parseScript('send "a"\nwait-quiet 300ms\nsend "b"\n', "s.txt"), h, "s.txt", () => false);
+    assert.equal(sent.length, 2);
+    assert.ok(sent[1][1] - sent[0][1] >= 0.3, `b went out ${(sent[1][1] - sent[0][1]).toFixed(2)} s after a`);
+  });
+  test("wait-quiet waits longer while output continues", async () => {
+    const { s } = screen();
+    const clock = { t: 10 };
+    const sent: [string, number][] = [];
+    const h: ScriptHost = {
+      ...host(s, clock, []),
+      now: () => (clock.t += 0.01),
+      // Output keeps coming until t=11, then stops.
+      lastOutputAt: () => Math.min(clock.t, 11),
+      send: (d) => sent.push([d, clock.t]),
+    };
+    await runScript(parseScript('wait-quiet 300ms\nsend "b"\n', "s.txt"), h, "s.txt", () => false);
+    assert.ok(sent[0][1] >= 11.3, `sent at ${sent[0][1]}`);
+  });
+  test("wait-quiet fails when output never stops", async () => {
+    const { s } = screen();
+    const clock = { t: 10 };
+    const h: ScriptHost = { ...host(s, clock, []), now: () => (clock.t += 0.05), lastOutputAt: () => clock.t };
+    await assert.rejects(
+      runScript(parseScript("wait-quiet 300ms 1s\n", "s.txt"), h, "s.txt", () => false),
+      /s\.txt:1: output never went quiet for 0\.3 s within 1 s/,
+    );
+  });
   test("lastRows keeps the rows around the cursor and the last written one", () => {
     const rows = Array.from({ length: 20 }, (_, i) => `row ${i}`);
     assert.deepEqual(
