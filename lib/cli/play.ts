@@ -30,6 +30,7 @@ import { summaryOf } from "./commands.ts";
 import { checkWindow, warnWindowPastEnd, watchEnd } from "./times.ts";
 import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
+import { ModeTracker } from "./term_modes.ts";
 
 /** The side-by-side panel's detectors when --detectors is not given. */
 const PANEL = [
@@ -321,10 +322,20 @@ export const command = defineCommand(spec, async (p) => {
     stdin.on("data", onKey);
     stdin.resume();
   }
+  // Plain playback writes the capture's bytes to the terminal: the modes they set (the
+  // alternate screen, application keypad, a hidden cursor …) are undone on the way out,
+  // however playback ends, so the shell's prompt does not land on the recorded vim.
+  const modes = new ModeTracker();
   let restored = false;
   const restore = () => {
     if (restored) return;
     restored = true;
+    if (!panel) {
+      const undo = modes.restore();
+      try {
+        if (undo) show(undo);
+      } catch { /* the terminal is gone (SIGHUP) */ }
+    }
     panel?.stop();
     if (inputTimer !== null) clearTimeout(inputTimer);
     if (tty) {
@@ -354,8 +365,14 @@ export const command = defineCommand(spec, async (p) => {
         // At the end a person labelling or watching the panel stays to look, seek back
         // or label the last moment; Esc or q leaves (a key never falls through to the shell).
         holdAtEnd: tty && !v.loop && (!!panel || !!labelFile),
-        onEvent: panel ? (e) => panel!.event(e) : (e) => e.kind === "output" && show(e.bytes),
-        onReset: panel ? () => panel!.reset() : () => show("\x1b[!p\x1b[H\x1b[2J"),
+        onEvent: panel ? (e) => panel!.event(e) : (e) => {
+          if (e.kind !== "output") return;
+          modes.feed(e.bytes);
+          show(e.bytes);
+        },
+        // Going back replays from the start: the terminal is first put back as it was
+        // (out of the alternate screen too, which a soft reset leaves as it is).
+        onReset: panel ? () => panel!.reset() : () => show(modes.restore() + "\x1b[!p\x1b[H\x1b[2J"),
         onTick: panel ? (vt, st) => panel!.draw(vt, st) : undefined,
         onMarkerPause: (m) => {
           markerShown = !!m;
