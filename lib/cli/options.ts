@@ -15,7 +15,7 @@ import {
   PROTOCOL_MODES,
   type ProtocolMode,
 } from "../sim/modes.ts";
-import { detectorHelp } from "../detect/kinds.ts";
+import { detectorHelp, repeatedDetector } from "../detect/kinds.ts";
 import { BUNDLED } from "../detect/bundled.ts";
 
 export interface Opt<T> {
@@ -148,7 +148,17 @@ export const MANIFEST = inputFile(
     Object.keys(BUNDLED).join(", ")
   },\na .toml file (Herdr's format or first-match), or auto (the default: chosen\nfrom the recording's command, title or screen)`,
 );
-export const DETECTORS = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
+const DETECTOR_LIST = list("LIST", "comma-separated detector names (default: the full set for --manifest)");
+/** A detector named twice would be two identical rows (and two gates on one): refused. */
+export const DETECTORS: Opt<string[]> = {
+  ...DETECTOR_LIST,
+  parse: (s, f) => {
+    const items = DETECTOR_LIST.parse(s, f);
+    const again = repeatedDetector(items);
+    if (again !== null) throw new UsageError(`${f}: ${again} is named twice`);
+    return items;
+  },
+};
 /** The detector kinds, for the notes of every command that takes detector names. */
 export const DETECTOR_NOTES = [
   "Detectors (<m>: a bundled manifest, auto or a .toml path; <iv>: 50ms, 0.7s, write …):",
@@ -356,6 +366,12 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
     throw usage(`unexpected argument "${positionals[max]}"`);
   }
   if (min !== undefined && positionals.length < min) throw missingArgument(cmd);
+  // Stdin can be read once: a second `-` among the inputs read nothing (`report - x -`).
+  const roles = cmd.positionals?.files;
+  if (roles && !cmd.positionals?.stopAtFirst) {
+    const stdin = positionals.filter((a, i) => a === "-" && roles[Math.min(i, roles.length - 1)] === "in");
+    if (stdin.length > 1) throw usage("- (stdin) is given more than once; it can be read only once");
+  }
   return { values: values as Values<O>, positionals, argv };
 }
 

@@ -207,3 +207,37 @@ describe("an output that is required is not described as having a default", () =
     });
   }
 });
+
+// Stdin can be read once: every command whose positionals take two or more inputs refuses
+// a second `-` in the parser (one line, exit 2), before reading anything.
+describe("- (stdin) at most once among a command's inputs", () => {
+  for (const c of COMMANDS) {
+    const p = c.spec.positionals;
+    const roles = p?.files;
+    if (!roles || p?.stopAtFirst || (p?.max !== undefined && p.max < 2)) continue;
+    if (roles[Math.min(1, roles.length - 1)] !== "in" || roles[0] !== "in") continue;
+    test(`${c.spec.name} - -`, () => {
+      assert.throws(
+        () => parseCommand(c.spec, ["-", "-"]),
+        (e: unknown) => e instanceof UsageError && /\(stdin\) is given more than once/.test(e.message),
+      );
+    });
+  }
+  test("an IN OUT command: `-` in and `-` out is fine", () => {
+    const convert = COMMANDS.find((c) => c.spec.name === "convert")!;
+    assert.deepEqual(parseCommand(convert.spec, ["-", "-"])?.positionals, ["-", "-"]);
+  });
+});
+
+describe("--detectors: a detector named twice is refused", () => {
+  for (const c of COMMANDS.filter((c) => "detectors" in c.spec.options)) {
+    for (const list of ["protocol,protocol", "screen:claude,screen:claude@50ms", "quiet>=2s, quiet>=2s"]) {
+      test(`${c.spec.name} --detectors ${list}`, () => {
+        assert.throws(
+          () => parseCommand(c.spec, ["x.cast", "--detectors", list]),
+          (e: unknown) => e instanceof UsageError && /is named twice/.test(e.message),
+        );
+      });
+    }
+  }
+});

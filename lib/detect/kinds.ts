@@ -218,13 +218,21 @@ export function kindOf(name: DetectorName): DetectorKind {
   return BY_KIND.get(name.kind)!;
 }
 
+/** The shortest and longest sampling intervals, in seconds. */
+export const MIN_INTERVAL = 0.001;
+export const MAX_INTERVAL = 3600;
+
 /** "50ms", "0.7s", "2s", "write" → seconds (0 = every write). */
 export function parseInterval(s: string): number {
   if (s === "write") return 0;
   const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s)$/.exec(s);
   if (!match) throw new DetectorError(`bad sampling interval "@${s}" (use e.g. @50ms, @0.7s, @write)`);
   const sec = match[2] === "ms" ? Number(match[1]) / 1000 : Number(match[1]);
-  if (sec <= 0 || sec > 3600) throw new DetectorError(`sampling interval "@${s}" out of range`);
+  // Below 1 ms a name could not say its interval (`@0.0001ms` read back as `@0s`), and a
+  // sample per 0.1 µs of capture time would never finish.
+  if (sec < MIN_INTERVAL || sec > MAX_INTERVAL) {
+    throw new DetectorError(`sampling interval "@${s}" out of range (1ms to 3600s, or @write)`);
+  }
   return sec;
 }
 
@@ -410,4 +418,15 @@ export function detectorHelp(indent = "  "): string[] {
 /** Whether the named detector reads the emulated screen (KINDS `screen`). */
 export function readsScreen(name: string): boolean {
   return kindOf(parseDetectorName(name)).screen;
+}
+
+/** The first name given twice (as the same detector: `screen:claude` is `screen:claude@50ms`), or null. */
+export function repeatedDetector(names: readonly string[]): string | null {
+  const seen = new Set<string>();
+  for (const n of names) {
+    const c = canonicalIfValid(n);
+    if (seen.has(c)) return n;
+    seen.add(c);
+  }
+  return null;
 }

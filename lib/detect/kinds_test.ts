@@ -14,6 +14,8 @@ import {
   instantDetectorNames,
   judgesInstant,
   KINDS,
+  MAX_INTERVAL,
+  MIN_INTERVAL,
   parseDetectorName,
   poolName,
   sameDetector,
@@ -60,6 +62,12 @@ describe("detector names", () => {
     assert.throws(() => parseDetectorName("question:claude"), /detector "question:claude" takes no manifest/);
     assert.throws(() => parseDetectorName("screen:claude@fast"), /bad sampling interval "@fast"/);
     assert.throws(() => parseDetectorName("screen:claude@0ms"), /out of range/);
+    // The limits, at and one step past each (MIN_INTERVAL, MAX_INTERVAL).
+    assert.equal(parseDetectorName("screen:claude@1ms").every, MIN_INTERVAL);
+    assert.throws(() => parseDetectorName("screen:claude@0.9ms"), /out of range \(1ms to 3600s/);
+    assert.throws(() => parseDetectorName("screen:claude@0.0001ms"), /out of range/);
+    assert.equal(parseDetectorName("screen:claude@3600s").every, MAX_INTERVAL);
+    assert.throws(() => parseDetectorName("screen:claude@3600.001s"), /out of range/);
     assert.throws(() => parseDetectorName("herdr:claude@1s"), /herdr:<manifest> has its own timing; no @interval/);
   });
   test("auto: substituted, pooled and matched by gates through the same parser", () => {
