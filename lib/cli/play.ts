@@ -346,13 +346,16 @@ export const command = defineCommand(spec, async (p) => {
   };
   // A closed terminal (SIGHUP) or a kill (SIGTERM): the labels are already in the file
   // (written as they are taken); the terminal is given back, and the exit says why.
-  const onSignal = (sig: "SIGHUP" | "SIGTERM") => {
+  // SIGINT too: with stdin not a terminal (no raw mode), Ctrl-C is a signal, not a key,
+  // and its default action left the terminal in the capture's modes.
+  const onSignal = (sig: "SIGHUP" | "SIGTERM" | "SIGINT") => {
     restore();
-    process.exit(128 + (sig === "SIGHUP" ? 1 : 15));
+    process.exit(128 + (sig === "SIGHUP" ? 1 : sig === "SIGINT" ? 2 : 15));
   };
-  const onHup = () => onSignal("SIGHUP"), onTerm = () => onSignal("SIGTERM");
+  const onHup = () => onSignal("SIGHUP"), onTerm = () => onSignal("SIGTERM"), onInt = () => onSignal("SIGINT");
   process.on("SIGHUP", onHup);
   process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
   process.on("exit", restore);
   let markerShown = false;
   try {
@@ -399,6 +402,7 @@ export const command = defineCommand(spec, async (p) => {
     process.off("exit", restore);
     process.off("SIGHUP", onHup);
     process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
   }
   const at = `at ${captureTime().toFixed(1)} s`;
   if (labelFile) {

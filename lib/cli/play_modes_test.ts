@@ -63,17 +63,24 @@ describe("play under tmux gives the terminal back", { skip: !which("tmux") && "t
     ].join("\n") + "\n",
   );
   const flags = "#{alternate_on} #{keypad_flag} #{keypad_cursor_flag} #{cursor_flag}";
-  for (const [how, args, keys] of [["--to", "--to 1", null], ["q", "", "q"]] as const) {
-    test(`stopped by ${how} while the capture is in the alternate screen`, async () => {
-      const name = how === "q" ? "q" : "to";
+  for (
+    const [name, args, keys, rc] of [
+      ["to", "--to 1", null, 0],
+      ["q", "", "q", 0],
+      // stdin not a terminal: no raw mode, Ctrl-C is SIGINT
+      ["int", "< /dev/null", "C-c", 130],
+    ] as const
+  ) {
+    test(`stopped by ${name} while the capture is in the alternate screen`, async () => {
       const { tm, start, pane, wait } = tmuxSession(path.join(dir, `${name}.sock`), name);
       start(`${pstlab()} play ${quote(cast)} ${args}; echo "RC=$?"; sleep 30`, 80, 24);
       try {
         if (keys) {
           assert.ok(await wait(() => /VIM-SCREEN/.test(pane())), pane());
-          tm("send-keys", "-t", name, "-l", keys);
+          if (name === "int") await new Promise((r) => setTimeout(r, 300)); // the handler armed
+          tm("send-keys", "-t", name, ...(name === "q" ? ["-l", keys] : [keys]));
         }
-        assert.ok(await wait(() => /RC=0/.test(pane())), pane());
+        assert.ok(await wait(() => new RegExp(`RC=${rc}\\b`).test(pane())), pane());
         const shown = pane();
         assert.match(shown, /before-play/, "back on the screen play started on");
         assert.doesNotMatch(shown, /VIM-SCREEN/);
