@@ -30,6 +30,7 @@ import { summaryOf } from "./commands.ts";
 import { checkWindow, warnWindowPastEnd, watchEnd } from "./times.ts";
 import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
+import { ModeTracker } from "./term_modes.ts";
 
 /** The side-by-side panel's detectors when --detectors is not given. */
 const PANEL = [
@@ -321,10 +322,20 @@ export const command = defineCommand(spec, async (p) => {
     stdin.on("data", onKey);
     stdin.resume();
   }
+  // Plain playback writes the capture's bytes to the terminal: the modes they set (the
+  // alternate screen, application keypad, a hidden cursor …) are undone on the way out,
+  // however playback ends, so the shell's prompt does not land on the recorded vim.
+  const modes = new ModeTracker();
   let restored = false;
   const restore = () => {
     if (restored) return;
     restored = true;
+    if (!panel) {
+      const undo = modes.restore();
+      try {
+        if (undo) show(undo);
+      } catch { /* the terminal is gone (SIGHUP) */ }
+    }
     panel?.stop();
     if (inputTimer !== null) clearTimeout(inputTimer);
     if (tty) {
@@ -335,13 +346,16 @@ export const command = defineCommand(spec, async (p) => {
   };
   // A closed terminal (SIGHUP) or a kill (SIGTERM): the labels are already in the file
   // (written as they are taken); the terminal is given back, and the exit says why.
-  const onSignal = (sig: "SIGHUP" | "SIGTERM") => {
+  // SIGINT too: with stdin not a terminal (no raw mode), Ctrl-C is a signal, not a key,
+  // and its default action left the terminal in the capture's modes.
+  const onSignal = (sig: "SIGHUP" | "SIGTERM" | "SIGINT") => {
     restore();
-    process.exit(128 + (sig === "SIGHUP" ? 1 : 15));
+    process.exit(128 + (sig === "SIGHUP" ? 1 : sig === "SIGINT" ? 2 : 15));
   };
-  const onHup = () => onSignal("SIGHUP"), onTerm = () => onSignal("SIGTERM");
+  const onHup = () => onSignal("SIGHUP"), onTerm = () => onSignal("SIGTERM"), onInt = () => onSignal("SIGINT");
   process.on("SIGHUP", onHup);
   process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
   process.on("exit", restore);
   let markerShown = false;
   try {
@@ -354,8 +368,14 @@ export const command = defineCommand(spec, async (p) => {
         // At the end a person labelling or watching the panel stays to look, seek back
         // or label the last moment; Esc or q leaves (a key never falls through to the shell).
         holdAtEnd: tty && !v.loop && (!!panel || !!labelFile),
-        onEvent: panel ? (e) => panel!.event(e) : (e) => e.kind === "output" && show(e.bytes),
-        onReset: panel ? () => panel!.reset() : () => show("\x1b[!p\x1b[H\x1b[2J"),
+        onEvent: panel ? (e) => panel!.event(e) : (e) => {
+          if (e.kind !== "output") return;
+          modes.feed(e.bytes);
+          show(e.bytes);
+        },
+        // Going back replays from the start: the terminal is first put back as it was
+        // (out of the alternate screen too, which a soft reset leaves as it is).
+        onReset: panel ? () => panel!.reset() : () => show(modes.restore() + "\x1b[!p\x1b[H\x1b[2J"),
         onTick: panel ? (vt, st) => panel!.draw(vt, st) : undefined,
         onMarkerPause: (m) => {
           markerShown = !!m;
@@ -382,6 +402,7 @@ export const command = defineCommand(spec, async (p) => {
     process.off("exit", restore);
     process.off("SIGHUP", onHup);
     process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
   }
   const at = `at ${captureTime().toFixed(1)} s`;
   if (labelFile) {

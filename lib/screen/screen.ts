@@ -110,6 +110,43 @@ export interface ScreenOptions {
   convertEol?: boolean;
 }
 
+/** A screen remembered for `changes()`: its rows as written, and where the view was. */
+export interface ScreenMark extends ScreenView {
+  rows: string[];
+}
+/** Lines scrolled so far, the width and the buffer shown: what follows rows across scrolls. */
+export interface ScreenView {
+  scrolls: number;
+  cols: number;
+  alt: boolean;
+}
+export interface ScreenChanges {
+  rows: string[];
+  changedFrom: number[];
+  cursor: { x: number; y: number };
+  /** Where the view was (absent from a screen that has none to tell). */
+  view?: ScreenView;
+}
+
+/**
+ * For each row, the first character that differs from what that line held in the mark
+ * (-1: unchanged). Shared by `Screen.changes` and the script driver, which keeps marks
+ * of its own (a wait's mark covers the screen only up to the end of its match).
+ */
+export function changedSince(m: ScreenMark | null, rows: string[], now: ScreenView): number[] {
+  const all = !m || m.cols !== now.cols || m.alt !== now.alt || m.rows.length !== rows.length;
+  const shift = m ? now.scrolls - m.scrolls : 0;
+  return rows.map((row, y) => {
+    if (all) return 0;
+    const before = m!.rows[y + shift];
+    if (before === undefined) return 0;
+    if (before === row) return -1;
+    let i = 0;
+    while (i < row.length && i < before.length && row[i] === before[i]) i++;
+    return i;
+  });
+}
+
 export class Screen {
   private term: XTerm;
   private writeSync: (b: Uint8Array | string) => void;
@@ -132,7 +169,7 @@ export class Screen {
   /** Lines scrolled so far (each one moves every row up by one). */
   private scrolls = 0;
   /** The screen at the last `mark()`: what `changes()` compares against. */
-  private marked: { rows: string[]; scrolls: number; cols: number; alt: boolean } | null = null;
+  private marked: ScreenMark | null = null;
 
   constructor(cols: number, rows: number, opts: ScreenOptions = {}) {
     this.term = new Terminal({
@@ -270,21 +307,10 @@ export class Screen {
    * a resize or a switch of screen buffer makes every row new. Text redrawn identically
    * in place is unchanged: it did not appear.
    */
-  changes(): { rows: string[]; changedFrom: number[]; cursor: { x: number; y: number } } {
+  changes(): ScreenChanges {
     const rows = this.rowsAsWritten();
-    const m = this.marked;
-    const all = !m || m.cols !== this.cols || m.alt !== this.altScreen || m.rows.length !== rows.length;
-    const shift = m ? this.scrolls - m.scrolls : 0;
-    const changedFrom = rows.map((row, y) => {
-      if (all) return 0;
-      const before = m!.rows[y + shift];
-      if (before === undefined) return 0;
-      if (before === row) return -1;
-      let i = 0;
-      while (i < row.length && i < before.length && row[i] === before[i]) i++;
-      return i;
-    });
-    return { rows, changedFrom, cursor: this.cursor() };
+    const view = { scrolls: this.scrolls, cols: this.cols, alt: this.altScreen };
+    return { rows, changedFrom: changedSince(this.marked, rows, view), cursor: this.cursor(), view };
   }
 
   get altScreen(): boolean {

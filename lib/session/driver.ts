@@ -3,15 +3,18 @@ import { FixtureError } from "../errors.ts";
 import { LABEL_KEYS } from "./label_keys.ts";
 import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import type { ScreenChanges } from "./screen_worker.ts";
+import { changedSince, type ScreenMark } from "../screen/screen.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a regex (Rust syntax, ^ $ per row) on the emulated
 //                                       # screen, matching text that appeared since the
-//                                       # previous step; default timeout 10 s
+//                                       # previous step (after a wait: since the end of its
+//                                       # match, as expect); default timeout 10 s
 //   wait /\$ $/ or /Password:/          # alternatives
 //   wait screen /ready/                 # anywhere on the screen, old text included
 //   wait /Allow\?/ as blocked:permission # and a truth label at the moment it appeared
-//   wait-quiet 500ms [timeout]          # no output for that long
+//   wait-quiet 500ms [timeout]          # no output for that long, counted from the later of
+//                                       # the last output and the step's start
 //   wait-exit [timeout]                 # the program ended
 //   sleep 2s
 //   send "yes\r"                        # JSON-style string; \e and \xHH also work
@@ -193,9 +196,17 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
   // started is new to it. A mark taken here raced the program: a prompt written before
   // the mark reached the screen worker counted as old, and the first wait timed out
   // with the prompt on the screen (record_test on a loaded machine).
+  //
+  // After a satisfied wait the driver keeps a mark of its own, covering the screen only
+  // up to the end of the match: text written after the match (in the same write, or
+  // before the host's mark reached the screen) stays new for the next wait, as in expect.
+  // Two prompts arriving in one write failed the second wait when the whole screen was
+  // marked. Every other step marks the whole screen, as before.
+  let own: ScreenMark | null = null;
   for (const s of steps) {
     if (stop()) return;
     const where = `${file}:${s.line}`;
+    let next: ScreenMark | null = null;
     switch (s.op) {
       case "wait": {
         const deadline = host.now() + s.timeout;
@@ -203,9 +214,12 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
           // The time of the last output the screen had seen when asked: the match
           // appeared with it (or earlier, in output an earlier poll already saw).
           const at = host.lastOutputAt();
-          const screen = await host.screen();
-          if (waitMatches(s, screen)) {
+          const got = await host.screen();
+          const screen = own && got.view ? { ...got, changedFrom: changedSince(own, got.rows, got.view) } : got;
+          const end = waitMatch(s, screen);
+          if (end) {
             if (s.label) host.label(s.label, Math.max(at, 0));
+            if (!s.anywhere && screen.view) next = markUpTo(screen, end);
             break;
           }
           const what = `${s.src}${s.anywhere ? " on the screen" : " in text that appeared since the previous step"}`;
@@ -220,8 +234,13 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
         break;
       }
       case "wait-quiet": {
-        const deadline = host.now() + s.timeout;
-        while (host.now() - Math.max(host.lastOutputAt(), 0) < s.quiet) {
+        // Quiet counts from the later of the last output and this step's start: a
+        // program quiet before a `send` has not yet answered it, so the step always
+        // waits at least `quiet` (it went out at once, keys 0 ms apart, when counted
+        // from the last output only).
+        const start = host.now();
+        const deadline = start + s.timeout;
+        while (host.now() - Math.max(host.lastOutputAt(), start) < s.quiet) {
           if (host.now() > deadline) {
             throw new ScriptFailed(s, `${where}: output never went quiet for ${s.quiet} s within ${s.timeout} s`);
           }
@@ -253,30 +272,63 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
         break;
     }
     host.markScreen();
+    own = next;
   }
 }
 
 /** Whether a wait's pattern matches, touching a row's text that appeared since the mark unless `wait screen`. */
 export function waitMatches(s: { patterns: Pattern[]; anywhere: boolean }, screen: ScreenChanges): boolean {
+  return waitMatch(s, screen) !== null;
+}
+
+/**
+ * Where the wait's match ends (row, column), or null: of the matches that touch new
+ * text (any match with `wait screen`), the one that ends first, so the least is used up.
+ */
+export function waitMatch(
+  s: { patterns: Pattern[]; anywhere: boolean },
+  screen: ScreenChanges,
+): { row: number; col: number } | null {
   const text = screen.rows.join("\n");
   const starts: number[] = [];
   for (let y = 0, at = 0; y < screen.rows.length; at += screen.rows[y].length + 1, y++) starts.push(at);
-  for (const p of s.patterns) {
-    if (s.anywhere) {
-      if (p.test(text)) return true;
-      continue;
+  let best = -1;
+  const qualifies = (m: { index: number; end: number }) => {
+    if (s.anywhere) return true;
+    for (let y = 0; y < starts.length; y++) {
+      const from = starts[y], to = from + screen.rows[y].length;
+      if (m.end <= from || m.index > to) continue;
+      const changed = screen.changedFrom[y];
+      // The match reaches past the first changed character of this row.
+      if (changed >= 0 && Math.min(m.end, to) - from > changed) return true;
     }
+    return false;
+  };
+  for (const p of s.patterns) {
     for (const m of p.all(text)) {
-      for (let y = 0; y < starts.length; y++) {
-        const from = starts[y], to = from + screen.rows[y].length;
-        if (m.end <= from || m.index > to) continue;
-        const changed = screen.changedFrom[y];
-        // The match reaches past the first changed character of this row.
-        if (changed >= 0 && Math.min(m.end, to) - from > changed) return true;
-      }
+      if (best >= 0 && m.end >= best) continue;
+      if (qualifies(m)) best = m.end;
     }
   }
-  return false;
+  if (best < 0) return null;
+  let row = 0;
+  while (row + 1 < starts.length && starts[row + 1] <= best) row++;
+  return { row, col: best - (starts[row] ?? 0) };
+}
+
+/**
+ * A mark of the screen up to `end`: rows before it, and its row up to it, count as seen;
+ * what was new after it stays new (its row's text from the later of the match's end and
+ * the first new character; later rows from their first new character). Text that was
+ * already old stays old.
+ */
+export function markUpTo(screen: ScreenChanges, end: { row: number; col: number }): ScreenMark {
+  const rows = screen.rows.map((row, y) => {
+    const cf = screen.changedFrom[y];
+    if (y < end.row || cf < 0) return row;
+    return row.slice(0, y === end.row ? Math.max(cf, end.col) : cf);
+  });
+  return { rows, ...screen.view! };
 }
 
 /** A few rows around the cursor (and the last non-blank one), as the screen showed them. */

@@ -166,6 +166,95 @@ describe("runScript", () => {
       },
     );
   });
+  test("wait-quiet right after a send waits the full quiet time though the program was quiet before", async () => {
+    // The program last wrote at t=5; the script sends "a" at t=10 and waits 0.3 s of quiet:
+    // "b" must not go out before t=10.3 (it went out at once, 0 ms after "a").
+    const { s } = screen();
+    const clock = { t: 10 };
+    const sent: [string, number][] = [];
+    const h: ScriptHost = {
+      ...host(s, clock, []),
+      now: () => (clock.t += 0.01),
+      lastOutputAt: () => 5,
+      send: (d) => sent.push([d, clock.t]),
+    };
+    await runScript(parseScript('send "a"\nwait-quiet 300ms\nsend "b"\n', "s.txt"), h, "s.txt", () => false);
+    assert.equal(sent.length, 2);
+    assert.ok(sent[1][1] - sent[0][1] >= 0.3, `b went out ${(sent[1][1] - sent[0][1]).toFixed(2)} s after a`);
+  });
+  test("wait-quiet waits longer while output continues", async () => {
+    const { s } = screen();
+    const clock = { t: 10 };
+    const sent: [string, number][] = [];
+    const h: ScriptHost = {
+      ...host(s, clock, []),
+      now: () => (clock.t += 0.01),
+      // Output keeps coming until t=11, then stops.
+      lastOutputAt: () => Math.min(clock.t, 11),
+      send: (d) => sent.push([d, clock.t]),
+    };
+    await runScript(parseScript('wait-quiet 300ms\nsend "b"\n', "s.txt"), h, "s.txt", () => false);
+    assert.ok(sent[0][1] >= 11.3, `sent at ${sent[0][1]}`);
+  });
+  test("wait-quiet fails when output never stops", async () => {
+    const { s } = screen();
+    const clock = { t: 10 };
+    const h: ScriptHost = { ...host(s, clock, []), now: () => (clock.t += 0.05), lastOutputAt: () => clock.t };
+    await assert.rejects(
+      runScript(parseScript("wait-quiet 300ms 1s\n", "s.txt"), h, "s.txt", () => false),
+      /s\.txt:1: output never went quiet for 0\.3 s within 1 s/,
+    );
+  });
+  /** Runs a script on a real screen, the clock moving 0.05 s per look (a timeout ends it). */
+  const run = (s: Screen, script: string) => {
+    const clock = { t: 0 };
+    const h: ScriptHost = { ...host(s, clock, []), now: () => (clock.t += 0.05) };
+    return runScript(parseScript(script, "s.txt"), h, "s.txt", () => false);
+  };
+  test("two waited-for texts in one write: each wait uses up the text only up to the end of its match", async () => {
+    const { s, write } = screen();
+    write("A\r\nB\r\n");
+    await run(s, "wait /A/ 1s\nwait /B/ 1s\n");
+    const { s: s2, write: w2 } = screen();
+    w2("What now> \r\nWhat now> ");
+    await run(s2, "wait /What now>/ 1s\nwait /What now>/ 1s\n");
+    await assert.rejects(run(s2, "wait /What now>/ 1s\n"), /timed out/, "both prompts are used up");
+  });
+  test("on one row: new text after the match stays new; text before it and old text are used up", async () => {
+    const { s, write } = screen(40, 4);
+    write("B old x");
+    s.mark();
+    write(" A then B"); // one row: "B old x A then B"
+    await run(s, "wait /A/ 1s\nwait /B/ 1s\n");
+    const { s: s2, write: w2 } = screen(40, 4);
+    w2("B old x");
+    s2.mark();
+    w2(" A");
+    await assert.rejects(run(s2, "wait /A/ 1s\nwait /B/ 500ms\n"), /s\.txt:2: timed out .* \/B\//, "the old B");
+    const { s: s3, write: w3 } = screen(40, 4);
+    w3("B new then A");
+    await assert.rejects(run(s3, "wait /A/ 1s\nwait /B/ 500ms\n"), /s\.txt:2: timed out/, "new, but before the match");
+  });
+  test("after a wait, text that scrolls in and text rewritten over the used-up part are new", async () => {
+    const { s, write } = screen(20, 3);
+    write("A\r\nx");
+    const clock = { t: 0 };
+    const h: ScriptHost = { ...host(s, clock, []), now: () => (clock.t += 0.05) };
+    let wrote = false;
+    const look = h.screen;
+    h.screen = () => {
+      // The second wait's first look: more output has come since the first wait.
+      if (clock.t > 0.1 && !wrote) wrote = true, write("\r\nB\r\nC\x1b[1;1HA2");
+      return look();
+    };
+    await runScript(parseScript("wait /A/ 1s\nwait /B/ 1s\nwait /C/ 1s\n", "s.txt"), h, "s.txt", () => false);
+    assert.ok(wrote);
+  });
+  test("any other step between waits marks the whole screen, as before", async () => {
+    const { s, write } = screen();
+    write("A\r\nB\r\n");
+    await assert.rejects(run(s, "wait /A/ 1s\nsleep 0s\nwait /B/ 500ms\n"), /s\.txt:3: timed out/);
+  });
   test("lastRows keeps the rows around the cursor and the last written one", () => {
     const rows = Array.from({ length: 20 }, (_, i) => `row ${i}`);
     assert.deepEqual(

@@ -4,7 +4,7 @@
 // being recorded. Replies (xterm's and our OSC 7501 answers) are posted back in stream
 // order, so "7501 reply before DA1 reply" still holds.
 
-import { Screen } from "../screen/screen.ts";
+import { Screen, type ScreenChanges } from "../screen/screen.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
 import { GarbageWatch } from "../runtime.ts";
 
@@ -24,7 +24,7 @@ export type FromWorker =
   | { type: "changes"; id: number; changes: ScreenChanges }
   | { type: "closed" };
 
-export type ScreenChanges = ReturnType<Screen["changes"]>;
+export type { ScreenChanges };
 
 const post = (m: FromWorker) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
 let screen: Screen | null = null;
