@@ -318,6 +318,17 @@ export async function castsFor(
     // What it costs the page: the text as embedded (a JSON string: quotes and escapes
     // double a capture's size), in UTF-8 bytes.
     const size = cast === null ? 0 : Buffer.byteLength(JSON.stringify(cast));
+    if (cast !== null && size > budget) {
+      // Too big for any page on its own: said as such (no capture above spent anything,
+      // and --player first would change nothing), and the ones after it still get theirs.
+      casts.push(null);
+      why.push(
+        `not embedded: its recording (${
+          (size / (1 << 20)).toFixed(0)
+        } MB in the page) is bigger than the page's player budget (${budget >> 20} MB); pstlab play FILE replays it`,
+      );
+      continue;
+    }
     if (cast !== null && size > left) {
       spent = true;
       casts.push(null);

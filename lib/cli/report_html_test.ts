@@ -66,4 +66,15 @@ describe("report --format html", () => {
     assert.match(r.why[1]!, /the page's player budget .* was spent/);
     assert.equal(r.why[0], null);
   });
+  test("a capture bigger than the whole budget is said to be, and the ones after it keep their players", async () => {
+    const file = (p: string) => ({ path: p, sha256: "" }) as unknown as FileResult;
+    const size = (p: string) =>
+      castsFor([file(p)], null, {}, "all").then((c) => new TextEncoder().encode(JSON.stringify(c.casts[0]!)).length);
+    const [a, b] = [await size(one), await size(two)];
+    const [big, small] = a > b ? [one, two] : [two, one];
+    const r = await castsFor([file(big), file(small)], null, {}, "all", Math.max(a, b) - 1);
+    assert.deepEqual(r.casts.map((c) => c !== null), [false, true]);
+    assert.match(r.why[0]!, /bigger than the page's player budget/);
+    assert.doesNotMatch(r.why[0]!, /captures above|--player first/);
+  });
 });
