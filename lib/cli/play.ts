@@ -249,6 +249,18 @@ export const command = defineCommand(spec, async (p) => {
   });
   const clock = new PlayClock(loaded, window.from);
   const tty = !!stdin.isTTY;
+  // Played raw, a capture wider or taller than this terminal wraps and scrolls into a
+  // different picture: said once, before it starts (the side-by-side panel crops instead).
+  const out = process.stdout as { isTTY?: boolean; columns?: number; rows?: number };
+  if (!v["side-by-side"] && out.isTTY && out.columns && out.rows) {
+    const { cols, rows } = rec.header;
+    if (cols > out.columns || rows > out.rows) {
+      err(
+        `pstlab: warning: the capture is ${cols}x${rows} and this terminal ${out.columns}x${out.rows}: ` +
+          `lines will wrap and scroll (resize the terminal, or play --side-by-side)\n`,
+      );
+    }
+  }
   let panel: SideBySide | null = v["side-by-side"] ? await sideBySide(rec, v, clock) : null;
   let player: Player | null = null;
   const goto = new GotoPrompt();

@@ -148,3 +148,44 @@ describe("side by side, under tmux", { skip: !which("tmux") && "tmux is not inst
 });
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("a capture bigger than the terminal, under tmux", { skip: !which("tmux") && "tmux is not installed" }, () => {
+  test("play says so once before it starts; one that fits gets no such line", async () => {
+    const sock = path.join(dir, "tmux-size.sock");
+    const [cmd, ...pre] = runtimeArgv();
+    const tm = (...a: string[]) => spawnSync("tmux", ["-S", sock, ...a], { encoding: "utf8" });
+    const run = async (cols: number, rows: number) => {
+      const cast = writeTmp(
+        dir,
+        `size${cols}.cast`,
+        `{"version":3,"term":{"cols":${cols},"rows":${rows}}}\n[0.1,"o","hi"]\n`,
+      );
+      const errFile = path.join(dir, `size${cols}.err`);
+      tm(
+        "new-session",
+        "-d",
+        "-s",
+        `s${cols}`,
+        "-x",
+        "80",
+        "-y",
+        "20",
+        `${[cmd, ...pre, MAIN].map((s) => `'${s}'`).join(" ")} play '${cast}' --to 0.2 2>'${errFile}'; sleep 30`,
+      );
+      const deadline = Date.now() + 15000;
+      let text = "";
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        text = fs.existsSync(errFile) ? fs.readFileSync(errFile, "utf8") : "";
+        if (tm("capture-pane", "-p", "-t", `s${cols}`).stdout.includes("hi")) break;
+      }
+      return text;
+    };
+    try {
+      assert.match(await run(120, 32), /warning: the capture is 120x32 and this terminal 80x20/);
+      assert.doesNotMatch(await run(80, 20), /warning: the capture is/);
+    } finally {
+      tm("kill-server");
+    }
+  });
+});
