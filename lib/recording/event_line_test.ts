@@ -11,6 +11,7 @@ import { v3Clock } from "./asciicast_v3.ts";
 import { v2Clock } from "./asciicast_v2.ts";
 import type { Event } from "./model.ts";
 import { Utf8Chunker } from "./utf8.ts";
+import { concat } from "./source.ts";
 import { IncrementalTail } from "../screen/tail.ts";
 
 const RUNS = Number(process.env.PSTLAB_FUZZ_RUNS ?? 150);
@@ -123,7 +124,7 @@ const strPiece: fc.Arbitrary<Uint8Array> = fc.oneof(
   },
 );
 
-const jsonString = fc.array(strPiece, { maxLength: 8 }).map((ps) => join([te.encode('"'), ...ps, te.encode('"')]));
+const jsonString = fc.array(strPiece, { maxLength: 8 }).map((ps) => concat([te.encode('"'), ...ps, te.encode('"')]));
 
 const number = fc.oneof(
   fc.double({ min: 0, max: 1e7, noNaN: true }).map(String),
@@ -167,7 +168,7 @@ const eventLine: fc.Arbitrary<Uint8Array> = fc.oneof(
     weight: 10,
     arbitrary: fc.tuple(ws, ws, number, ws, ws, code, ws, ws, jsonString, ws, ws, ws).map((
       [a, b, n, c, d, k, e, f, s, g, h, i],
-    ) => join([te.encode(`${a}[${b}${n}${c},${d}${k}${e},${f}`), s, te.encode(`${g}]${h}`), te.encode(i)])),
+    ) => concat([te.encode(`${a}[${b}${n}${c},${d}${k}${e},${f}`), s, te.encode(`${g}]${h}`), te.encode(i)])),
   },
   // A `b` event (valid base64 of random bytes, or not), then usually its `o`.
   {
@@ -189,11 +190,11 @@ const eventLine: fc.Arbitrary<Uint8Array> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.tuple(number, jsonString).map(([n, s]) => join([te.encode(`[${n}, "o", `), s, te.encode(`, 5]`)])),
+    arbitrary: fc.tuple(number, jsonString).map(([n, s]) => concat([te.encode(`[${n}, "o", `), s, te.encode(`, 5]`)])),
   },
   {
     weight: 1,
-    arbitrary: fc.tuple(number, jsonString).map(([n, s]) => join([te.encode(`[${n}, "o"`), s, te.encode(`]`)])),
+    arbitrary: fc.tuple(number, jsonString).map(([n, s]) => concat([te.encode(`[${n}, "o"`), s, te.encode(`]`)])),
   },
   {
     weight: 1,
@@ -213,20 +214,10 @@ const maybeCut = fc.tuple(
   .map(([l, at, p, byte]) => {
     const k = at % (l.length + 1);
     if (p === 0) return l.subarray(0, k);
-    if (p === 1 && k < l.length) return join([l.subarray(0, k), new Uint8Array([byte]), l.subarray(k + 1)]);
-    if (p === 2) return join([l.subarray(0, k), l.subarray(k + 1)]);
+    if (p === 1 && k < l.length) return concat([l.subarray(0, k), new Uint8Array([byte]), l.subarray(k + 1)]);
+    if (p === 2) return concat([l.subarray(0, k), l.subarray(k + 1)]);
     return l;
   });
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 const HEADER = {
   v3: te.encode('{"version": 3, "term": {"cols": 80, "rows": 24}}'),
@@ -241,7 +232,7 @@ const castFile = fc.tuple(
   fc.boolean(),
 ).map(([ls, last, v2, bom]) => ({
   v2,
-  bytes: join([
+  bytes: concat([
     bom ? new Uint8Array([0xef, 0xbb, 0xbf]) : new Uint8Array(0),
     v2 ? HEADER.v2 : HEADER.v3,
     te.encode("\n"),
@@ -272,7 +263,7 @@ describe("byte-level asciicast event reader", () => {
   test("one damaged event line: the same event or the same error as the text reader (property)", async () => {
     const goodLine = fc.tuple(ws, number, ws, fc.constantFrom('"o"', '"i"'), ws, jsonString, ws).map((
       [a, n, b, k, c, s, d],
-    ) => join([te.encode(`${a}[${n}${b},${k},${c}`), s, te.encode(`${d}]`)]));
+    ) => concat([te.encode(`${a}[${n}${b},${k},${c}`), s, te.encode(`${d}]`)]));
     const byte = fc.oneof(
       fc.constantFrom(0x5d, 0x5b, 0x7d, 0x2c, 0x22, 0x5c, 0x20, 0x0d, 0x00, 0x80, 0x31, 0x2e, 0x65, 0x2d),
       fc.nat(255),
@@ -280,11 +271,11 @@ describe("byte-level asciicast event reader", () => {
     const damage = fc.tuple(goodLine, fc.nat(), fc.nat(2), byte).map(([l, at, how, x]) => {
       const k = at % (l.length + 1);
       const tail = l.subarray(how === 0 ? k : Math.min(k + 1, l.length)); // 0 insert, 1 replace, 2 delete
-      return join([l.subarray(0, k), how === 2 ? new Uint8Array(0) : new Uint8Array([x]), tail]);
+      return concat([l.subarray(0, k), how === 2 ? new Uint8Array(0) : new Uint8Array([x]), tail]);
     });
     await fc.assert(
       fc.asyncProperty(damage, fc.boolean(), async (line, v2) => {
-        await same(join([v2 ? HEADER.v2 : HEADER.v3, te.encode("\n"), line, te.encode("\n")]), [], v2);
+        await same(concat([v2 ? HEADER.v2 : HEADER.v3, te.encode("\n"), line, te.encode("\n")]), [], v2);
       }),
       { numRuns: RUNS * 4 },
     );

@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ByteLineReader, lines } from "./lines.ts";
+import { concat } from "./source.ts";
 
 async function* chunked(bytes: Uint8Array, cuts: number[]) {
   let at = 0;
@@ -12,16 +13,6 @@ async function* chunked(bytes: Uint8Array, cuts: number[]) {
     yield bytes.slice(at, c);
     at = c;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 async function read(text: string, cuts: number[]) {
