@@ -76,8 +76,6 @@ export interface AheadRecording extends Recording, Partial<EventRuns> {
    * in-process. The worker hashes after its last event, while the caller still works.
    */
   sha256(): Promise<string | null>;
-  /** Milliseconds the caller waited for the reader (bench: the caller's own time is the rest). */
-  waited(): number;
   /**
    * Hands the worker's side (ahead_read.ts AheadSide) its payload, before the events are
    * read; the result comes once they are all consumed. Undefined when read in-process
@@ -129,7 +127,7 @@ export function openRecordingAhead(
 
 async function inProcess(path: string, opts: OpenOptions): Promise<AheadRecording> {
   const rec = await openRecording(path, opts);
-  return { ...rec, sha256: () => Promise.resolve(null), waited: () => 0, close: () => {} };
+  return { ...rec, sha256: () => Promise.resolve(null), close: () => {} };
 }
 
 class Ahead {
@@ -141,7 +139,6 @@ class Ahead {
   /** Called once the events end: true when all were read (false: failed or stopped early). */
   private ended!: (complete: boolean) => void;
   private readonly warnings: string[] = [];
-  private waitedMs = 0;
 
   constructor(private readonly worker: Worker, private readonly path: string) {
     // Asked for only after the events: waiting for it before would wait for ever.
@@ -165,9 +162,7 @@ class Ahead {
   private async take(): Promise<FromAhead> {
     while (this.queue.length === 0) {
       if (this.failed) throw this.failed;
-      const t0 = performance.now();
       await new Promise<void>((r) => (this.wake = r));
-      this.waitedMs += performance.now() - t0;
     }
     return this.queue.shift()!;
   }
@@ -198,7 +193,6 @@ class Ahead {
       runs,
       warnings: this.warnings,
       sha256: () => this.after.then((a) => a.sha256),
-      waited: () => this.waitedMs,
       close: () => this.close(),
       ...(side ? { beside: (payload: unknown) => this.handSide(payload) } : {}),
     };
