@@ -108,13 +108,15 @@ async function analyzeRecording(
   const beside = rec.beside ? names.map((n) => !readsScreen(n)) : names.map(() => false);
   const sideNames = names.filter((_, i) => beside[i]);
   const side = rec.beside?.({ names: sideNames } satisfies SidePayload) as Promise<SideResult> | undefined;
-  const detectors = names.filter((_, i) => !beside[i]).map((n) => createDetector(n, resolveManifest));
-  const sideDetectors = sideNames.map((n) => createDetector(n, resolveManifest));
+  // Built here for all: the side's are judged on the reader's thread, their names and
+  // intervals read here.
+  const all = names.map((n) => createDetector(n, resolveManifest));
+  const detectors = all.filter((_, i) => !beside[i]);
+  const sideDetectors = all.filter((_, i) => beside[i]);
   // Where detector i runs: [beside, index among those].
   const where: [boolean, number][] = [];
   let onMain = 0, onSide = 0;
   for (const b of beside) where.push([b, b ? onSide++ : onMain++]);
-  const canonical = where.map(([b, j]) => (b ? sideDetectors[j] : detectors[j]).name);
   // Markers as columns with shared labels: one object per marker, kept for the whole
   // analysis, pinned memory among each sample's garbage (19,000 after 34 hours).
   const markerTimes: number[] = [];
@@ -145,7 +147,7 @@ async function analyzeRecording(
     return b ? timelineOf(sideDetectors[j], fromSide!.columns[j], fromSide!.verdicts) : sampler.timeline(j);
   };
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
-  const protocolAt = canonical.indexOf("protocol");
+  const protocolAt = all.findIndex((d) => d.name === "protocol");
   const truth = chooseTruth(
     path,
     opts,
