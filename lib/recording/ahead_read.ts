@@ -7,7 +7,7 @@ import { AHEAD, type Batch, BATCH_BYTES, BATCH_EVENTS, Code, type FromAhead, STR
 import type { Event, Header } from "./model.ts";
 import { sha256File } from "./source.ts";
 import { errorToData } from "../errors.ts";
-import { GarbageWatch } from "../runtime.ts";
+import { GarbageWatch, threadHeap } from "../runtime.ts";
 
 const scope = self as unknown as {
   postMessage(m: FromAhead, transfer?: Transferable[]): void;
@@ -89,11 +89,13 @@ class Packer {
 
 /**
  * This thread's collector watch: its heap is its own (Bun), and the main thread's watch
- * collects only there; without one, the strings of every line read piled up here. 16 MB,
- * not the main thread's 32: on the 200 MB bench capture (bench/memory.ts) the peak was
- * 165 / 183 / 196 MB at 8 / 16 / 32 MB (153 MB read in-process), and 8 MB cost ~3 % more CPU.
+ * collects only there; without one, the strings of every line read piled up here. It
+ * watches this thread's heap, not the process (runtime.ts threadHeap), every 8 MB: on the
+ * 200 MB bench capture (bench/memory.ts, 4 runs each) the peak was 183 MB watching the
+ * process at 16 MB, 172 MB at 8 MB of heap (50 MB capture: 165 / 163 MB), 168 MB at
+ * 4 MB, which cost ~4 % more time.
  */
-const garbage = new GarbageWatch(16 << 20);
+const garbage = new GarbageWatch(8 << 20, 0, threadHeap());
 
 async function send(p: Packer): Promise<void> {
   garbage.check();
