@@ -442,7 +442,7 @@ export const command = defineCommand(spec, async (p) => {
   const open = openOptions(v);
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
-    if (isSnapshotLabels(text)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
+    if (isSnapshotLabels(text, v.labels)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
   }
   if (v["compare-manifest"]) {
     throw new UsageError("report: --compare-manifest needs --labels FILE labelling pane captures (PATH<TAB>state)");

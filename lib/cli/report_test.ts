@@ -144,6 +144,13 @@ describe("report: truth sources and gates", () => {
     const r = cli(["report", bare, "--labels", bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.tsv:2: expected "seconds<TAB>state/);
+    // A mistyped time on the first line is not read as a snapshot path (no file has that name).
+    for (const [i, first] of ["1O.5", "12s", "-3", ".5x"].entries()) {
+      const typo = writeTmp(dir, `typo${i}.tsv`, `${first}\tworking\n5\tidle\n`);
+      const t = cli(["report", bare, "--labels", typo]);
+      assert.equal(t.code, 2, first);
+      assert.match(t.stderr, new RegExp(`typo${i}\\.tsv:1: expected "seconds<TAB>state`), first);
+    }
   });
   test("a detector as the truth compares two detectors directly", () => {
     const j = json([cap, "--truth", "protocol", "--detectors", "screen:claude@700ms"]);

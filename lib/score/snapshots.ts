@@ -30,10 +30,22 @@ export interface SnapshotLabel {
 export const DEFAULT_COLUMNS = ["path", "state", "kind"];
 const COLUMN = /^[a-z][a-z0-9_]*$/;
 
-/** Whether a labels file labels snapshots (`PATH<TAB>state`) rather than times (`seconds<TAB>state`). */
-export function isSnapshotLabels(text: string): boolean {
+/**
+ * Whether a labels file labels snapshots (`PATH<TAB>state`) rather than times
+ * (`seconds<TAB>state`), from its first label. A first field that starts like a number
+ * but is none ("1O.5", "-3", "12s") and names no file beside `file` is a mistyped time:
+ * read as times, the file's own line is what the error names (as a snapshot label it
+ * said only that the capture had no label).
+ */
+export function isSnapshotLabels(text: string, file?: string): boolean {
   const first = text.split("\n").find((l) => l.trim() !== "" && !l.startsWith("#"));
-  return first !== undefined && !/^\s*[0-9.]+\t/.test(first);
+  if (first === undefined) return false;
+  const field = first.split("\t")[0].trim();
+  if (/^[0-9.]+$/.test(field) && first.includes("\t")) return false;
+  if (file !== undefined && /^[-+0-9.]/.test(field)) {
+    return fs.existsSync(path.resolve(path.dirname(file), field));
+  }
+  return true;
 }
 
 /**
