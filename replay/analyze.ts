@@ -148,13 +148,23 @@ async function analyzeRecording(
   };
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
   const protocolAt = all.findIndex((d) => d.name === "protocol");
-  const truth = chooseTruth(
-    path,
-    opts,
-    truthAt >= 0 ? () => timeline(truthAt) : null,
-    () => protocolAt < 0 ? undefined : timeline(protocolAt),
-    markerTimes.map((t, i) => ({ t, label: markerLabels[i] })),
-  );
+  let truth: Truth;
+  try {
+    truth = chooseTruth(
+      path,
+      opts,
+      truthAt >= 0 ? () => timeline(truthAt) : null,
+      () => protocolAt < 0 ? undefined : timeline(protocolAt),
+      markerTimes.map((t, i) => ({ t, label: markerLabels[i] })),
+    );
+  } catch (e) {
+    // The reader's warnings (a truncated last line: the recording cut short, its markers
+    // with it) are the likely why; they would be lost with the result that carries them.
+    if (e instanceof UsageError && rec.warnings.length) {
+      throw new UsageError(`${e.message} (and: ${rec.warnings.join("; ")})`);
+    }
+    throw e;
+  }
   // Only the requested detectors are scored; a --truth detector added for the truth is
   // not. One timeline at a time: 15 detectors × 22,000 change points after 34 hours.
   const lists = truthLists(truth, end);

@@ -144,6 +144,12 @@ describe("report: truth sources and gates", () => {
     const r = cli(["report", bare, "--labels", bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.tsv:2: expected "seconds<TAB>state/);
+    // No truth, and the capture cut short: the error keeps the reader's warning (its why).
+    const cut = writeTmp(dir, "cut.cast", fs.readFileSync(bare, "utf8").trimEnd() + '\n[9.5, "o", "trunc');
+    const c = cli(["report", cut, "--truth", "markers"]);
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /has no truth: markers \(and: .*cut\.cast:\d+: last line is truncated/);
+    assert.equal(c.stderr.trim().split("\n").length, 1);
     // A mistyped time on the first line is not read as a snapshot path (no file has that name).
     for (const [i, first] of ["1O.5", "12s", "-3", ".5x"].entries()) {
       const typo = writeTmp(dir, `typo${i}.tsv`, `${first}\tworking\n5\tidle\n`);
