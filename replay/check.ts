@@ -38,6 +38,8 @@ export interface CaptureRead {
   manifest: { name: string; why: string };
   /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
   answerDelay?: number;
+  /** A pipe's sha256 of the bytes read (Recording.digest); undefined for a file (hashed by path). */
+  digest?: string | null;
   /** With answerDelay: when each late answer was sent (its QUERY_ANSWERED_MARKER events). */
   answersSent?: number[];
 }
@@ -87,6 +89,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     manifest: chosen,
     answerDelay,
     answersSent: answerDelay !== undefined ? answersSent : undefined,
+    digest: rec.digest?.(),
   };
 }
 
@@ -132,7 +135,7 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
   }
   return {
     path,
-    sha256: sha256File(path),
+    sha256: c.digest ?? sha256File(path),
     duration: c.end,
     manifest: c.manifest,
     reports,

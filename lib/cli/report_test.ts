@@ -4,6 +4,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { createHash } from "node:crypto";
 import { cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-report-");
@@ -130,6 +131,21 @@ describe("report: determinism and aggregation", () => {
     assert.equal(p.episodes, 2);
     assert.equal(p.per_input.length, 2);
     assert.deepEqual(p.per_input.map((x: { episodes: number }) => x.episodes), [1, 1]);
+  });
+});
+
+describe("report: inputs read from a pipe", () => {
+  test("stdin's sha256 is that of the bytes read, as the file's (report and check)", () => {
+    const file = writeTmp(dir, "piped.cast", capture());
+    const want = createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+    const bytes = fs.readFileSync(file);
+    for (const cmd of ["report", "check"]) {
+      const r = cli([cmd, "-", "--format", "json"], { input: bytes });
+      assert.ok(r.code === 0 || r.code === 1, `${cmd}: ${r.stderr}`);
+      const doc = JSON.parse(r.stdout);
+      const inputs = doc.inputs ?? doc.files;
+      assert.equal(inputs[0].sha256, want, cmd);
+    }
   });
 });
 

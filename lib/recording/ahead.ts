@@ -127,7 +127,8 @@ export function openRecordingAhead(
 
 async function inProcess(path: string, opts: OpenOptions): Promise<AheadRecording> {
   const rec = await openRecording(path, opts);
-  return { ...rec, sha256: () => Promise.resolve(null), close: () => {} };
+  // A pipe's hash is that of the bytes read (open.ts); a file's is read by its path.
+  return { ...rec, sha256: () => Promise.resolve(rec.digest?.() ?? null), close: () => {} };
 }
 
 class Ahead {

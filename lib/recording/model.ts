@@ -59,6 +59,12 @@ export interface Recording {
   events: AsyncIterable<Event>;
   /** Filled while `events` is consumed (a truncated last line, a dropped `b`…). */
   warnings: string[];
+  /**
+   * A pipe's (stdin, a FIFO) sha256 of every byte read, once `events` was consumed to
+   * the end (null before). A regular file is hashed by its path (source.ts sha256File):
+   * a pipe can be read only once, by the analysis.
+   */
+  digest?: () => string | null;
 }
 
 /**

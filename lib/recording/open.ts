@@ -9,7 +9,8 @@ import { readV2Events } from "./asciicast_v2.ts";
 import { DEFAULT_SIZE, type Format, type Header, type Recording } from "./model.ts";
 import { readRawEvents } from "./raw.ts";
 import { headerFromInfo, readScriptEvents, timingFormat } from "./script_timing.ts";
-import { openSource } from "./source.ts";
+import { createHash } from "node:crypto";
+import { openSource, type Source } from "./source.ts";
 import { looksLikeTtyrec, readTtyrecEvents, ttyrecSize } from "./ttyrec.ts";
 import * as fs from "node:fs";
 import { isSnapshotPath, readSnapshot, snapshotEvents, snapshotSize } from "./snapshot.ts";
@@ -50,6 +51,33 @@ function looksLikeCastHeader(line: string): boolean {
 export async function openRecording(p: string, opts: OpenOptions = {}): Promise<Recording> {
   if (opts.timing || opts.from === "script") return openScript(p, opts);
   const src = await openSource(p);
+  if (src.size !== null) return recordingOf(p, src, opts);
+  const h = hashing(src.chunks);
+  return { ...(await recordingOf(p, { ...src, chunks: h.chunks }, opts)), digest: h.digest };
+}
+
+/**
+ * A pipe's chunks (its head among them), hashed as they are read: a pipe is read once,
+ * by the analysis, so its sha256 is that of the bytes read, known at their end.
+ */
+function hashing(
+  chunks: AsyncIterable<Uint8Array>,
+): { chunks: AsyncIterable<Uint8Array>; digest: () => string | null } {
+  const h = createHash("sha256");
+  let sum: string | null = null;
+  return {
+    chunks: (async function* () {
+      for await (const c of chunks) {
+        h.update(c);
+        yield c;
+      }
+      sum = h.digest("hex");
+    })(),
+    digest: () => sum,
+  };
+}
+
+async function recordingOf(p: string, src: Source, opts: OpenOptions): Promise<Recording> {
   const warnings: string[] = [];
   const ext = p === "-" ? "" : path.extname(p).toLowerCase();
   const line = firstLine(src.head);
