@@ -33,6 +33,8 @@ const COLORS: Record<string, string> = {
   unlabeled: "#ffffff",
 };
 const X0 = 230, W = 1000, ROW = 20;
+/** Episodes shown as a button each; more are picked from a list (lib/report/html.ts zoom). */
+export const ZOOM_BUTTONS = 12;
 
 function timeline(f: FileResult, id: string): Markup {
   const dur = Math.max(f.duration, 1e-6);
@@ -182,8 +184,21 @@ const GLUE = `(function () {
         draw("text", { x: z(m[1]) + 4, y: y + 12, class: "lat" }, "+" + (m[1] - ep.a).toFixed(2) + " s");
       });
     }
-    sec.querySelectorAll(".zoom button").forEach(function (b) {
-      b.addEventListener("click", function () { zoom(Number(b.getAttribute("data-ep"))); sec.setAttribute("data-zoom", b.getAttribute("data-ep")); });
+    var pick = sec.querySelector(".zoom select");
+    function go(k) {
+      zoom(k);
+      sec.setAttribute("data-zoom", String(k));
+      if (pick) pick.value = String(k);
+    }
+    sec.querySelectorAll(".zoom button[data-ep]").forEach(function (b) {
+      b.addEventListener("click", function () { go(Number(b.getAttribute("data-ep"))); });
+    });
+    if (pick) pick.addEventListener("change", function () { go(Number(pick.value)); });
+    sec.querySelectorAll(".zoom button[data-step]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var now = Number(sec.getAttribute("data-zoom") || "-1");
+        go(Math.max(0, Math.min(data.episodes.length - 1, now + Number(b.getAttribute("data-step")))));
+      });
     });
     svg.addEventListener("click", function (ev) {
       var r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
@@ -249,13 +264,18 @@ export function renderHtml(r: Report, casts: (string | null)[], notEmbedded: (st
         episodes,
       }),
     );
-    const zoom = episodes.length
+    const label = (k: number) => `#${k + 1} ${episodes[k].a.toFixed(1)}–${episodes[k].b.toFixed(1)} s`;
+    // A button per episode, up to ZOOM_BUTTONS; past that (an 8-hour capture has a
+    // thousand) a list to pick from, and a step to the previous or next one.
+    const zoom = episodes.length === 0
+      ? ""
+      : episodes.length <= ZOOM_BUTTONS
       ? markup`\n<p class="zoom">Zoom onto an episode: ${
-        episodes.map((e, k) =>
-          markup`<button type="button" data-ep="${k}">#${k + 1} ${e.a.toFixed(1)}–${e.b.toFixed(1)} s</button> `
-        )
+        episodes.map((_, k) => markup`<button type="button" data-ep="${k}">${label(k)}</button> `)
       }<button type="button" data-ep="-1">whole capture</button></p>`
-      : "";
+      : markup`\n<p class="zoom">Zoom onto an episode (${episodes.length}): <button type="button" data-step="-1">‹ previous</button> <select aria-label="episode"><option value="-1">whole capture</option>${
+        episodes.map((_, k) => markup`<option value="${k}">${label(k)}</option>`)
+      }</select> <button type="button" data-step="1">next ›</button></p>`;
     const perFile = r.files.length > 1 && r.perFile[i]
       ? markup`\n${table(COLUMNS, r.perFile[i].summaries.map((s) => row(s, 1)))}`
       : "";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { encodeBase64 } from "../osc7501/base64.ts";
-import { escapeHtml, inertJson, renderHtml } from "./html.ts";
+import { escapeHtml, inertJson, renderHtml, ZOOM_BUTTONS } from "./html.ts";
 import { buildReport } from "./model.ts";
 import { DRAWN_POINTS, drawnTimeline, drawnTruth, type FileResult } from "../score/result.ts";
 import type { DetState } from "../detect/manifest.ts";
@@ -252,6 +252,64 @@ describe("HTML report in headless Chromium", { skip }, () => {
       assert.deepEqual(dialogs, []);
       assert.deepEqual(errors, []);
       assert.ok((await page.content()).includes("&lt;script&gt;window.__pwned=1&lt;/script&gt;"));
+    } finally {
+      await browser.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("past ZOOM_BUTTONS episodes, one is picked from a list or stepped to", async () => {
+    const dir = tmpDir("pstlab-html-zoom-");
+    const n = ZOOM_BUTTONS + 3;
+    const frames: unknown[] = [[0, "m", "truth:working"]];
+    for (let k = 0; k < n; k++) {
+      frames.push(
+        [1, "o", "\x1b]7501;state=blocked:kind=permission\x1b\\Do you want to proceed?\r\n"],
+        [0, "m", "truth:blocked:permission"],
+        [1, "o", "\x1b]7501;state=working\x1b\\working\r\n"],
+        [0, "m", "truth:working"],
+      );
+    }
+    const cast = writeTmp(
+      dir,
+      "many.cast",
+      JSON.stringify({ version: 3, term: { cols: 80, rows: 24 } }) + "\n" +
+        frames.map((f) => JSON.stringify(f)).join("\n") + "\n",
+    );
+    const html = path.join(dir, "report.html");
+    const r = cli(["report", cast, "--format", "html", "-o", html, "--detectors", "protocol"]);
+    assert.equal(r.code, 0, r.stderr);
+    const browser = await playwright!.chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e: Error) => errors.push(e.message));
+      await page.goto("file://" + html);
+      await page.waitForFunction(
+        () => (window as unknown as { __pstlabPlayers?: unknown[] }).__pstlabPlayers?.length === 1,
+        null,
+        { timeout: 10000 },
+      );
+      assert.equal(await page.locator(".zoom button[data-ep]").count(), 0);
+      assert.equal(await page.locator(".zoom select option").count(), n + 1);
+      const zoomed = async () => String(await page.locator("svg.timeline .zoomed").textContent());
+      await page.locator(".zoom button[data-step='1']").click();
+      assert.match(await zoomed(), /^episode #1: /);
+      await page.locator(".zoom button[data-step='1']").click();
+      assert.match(await zoomed(), /^episode #2: /);
+      await page.locator(".zoom select").selectOption("10");
+      assert.match(await zoomed(), /^episode #11: /);
+      await page.locator(".zoom button[data-step='-1']").click();
+      assert.match(await zoomed(), /^episode #10: /);
+      assert.equal(await page.locator(".zoom select").inputValue(), "9");
+      for (let k = 0; k < n + 2; k++) await page.locator(".zoom button[data-step='1']").click();
+      assert.match(await zoomed(), new RegExp(`^episode #${n}: `));
+      await page.locator(".zoom select").selectOption("-1");
+      assert.equal(await page.locator("svg.timeline .lanes").getAttribute("transform"), null);
+      assert.deepEqual(errors, []);
     } finally {
       await browser.close();
       fs.rmSync(dir, { recursive: true, force: true });
