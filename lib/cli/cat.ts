@@ -1,6 +1,6 @@
 // `pstlab cat`: concatenate captures, inserting a resize where sizes differ.
 
-import { defineCommand } from "./common.ts";
+import { defineCommand, err } from "./common.ts";
 import { AT_LEAST_ONE_FILE, duration, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
@@ -24,14 +24,29 @@ export const spec = {
     "Each file starts where the previous one ended; the header is the first file's.",
     "Each file's exit event stays where it was: output after it starts a new segment, so",
     "replay judges every file's run on its own (docs/fixture-format.md convention 5).",
+    "A truth label holds until the next one: a file whose own truth starts later (or never)",
+    "is named on stderr, with the label that speaks for it until then.",
   ],
   examples: ["pstlab cat part1.cast part2.cast > whole.cast", "pstlab cat a.cast b.ttyrec -o both.cast"],
 };
 
+/**
+ * Where a file's truth starts with a label carried from the files before it: a truth
+ * label holds until the next one, so the last label of one file speaks for the start of
+ * the next until that file's own first label (all of it, when it has none).
+ */
+export interface CarriedTruth {
+  file: string;
+  label: string;
+  /** The file's first truth label, seconds into the file; null: it has none. */
+  ownAt: number | null;
+}
+
 /** The recordings one after another, `gap` apart, with a resize where the size changes. */
-async function* concatenated(recs: Recording[], gap: number): AsyncIterable<Event> {
+async function* concatenated(recs: Recording[], gap: number, carried: CarriedTruth[] = []): AsyncIterable<Event> {
   let offset = 0, last = 0;
   let size = { cols: recs[0].header.cols, rows: recs[0].header.rows };
+  let truth: string | null = null;
   for (let i = 0; i < recs.length; i++) {
     const rec = recs[i];
     if (i > 0) {
@@ -41,10 +56,23 @@ async function* concatenated(recs: Recording[], gap: number): AsyncIterable<Even
         yield { t: offset, kind: "resize", ...size };
       }
     }
+    const before = truth;
+    let own: number | null = null, ownLabel: string | null = null;
     for await (const e of rec.events) {
       last = e.t + offset;
       if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
+      else if (e.kind === "marker" && e.label.startsWith("truth:")) {
+        if (own === null) {
+          own = e.t;
+          ownLabel = e.label;
+        }
+        truth = e.label;
+      }
       yield { ...e, t: last };
+    }
+    // The same label carried up to its own first one changes nothing.
+    if (before !== null && (own === null || (own > 0 && ownLabel !== before))) {
+      carried.push({ file: rec.path, label: before, ownAt: own });
     }
   }
 }
@@ -61,8 +89,16 @@ export const command = defineCommand(spec, async (p) => {
     ...first.header,
     provenance: first.header.provenance ?? provenance({ query_answered: null }),
   }, p.values);
-  await writeAll(o, concatenated(recs, gap));
+  const carried: CarriedTruth[] = [];
+  await writeAll(o, concatenated(recs, gap, carried));
   for (const r of recs) printWarnings(r);
+  for (const c of carried) {
+    err(
+      `pstlab: warning: ${c.file}: ${
+        c.ownAt === null ? "has no truth label" : `its first truth label is ${c.ownAt.toFixed(3)} s in`
+      }: the label before it (${c.label}) holds ${c.ownAt === null ? "over all of it" : "until then"} in the result\n`,
+    );
+  }
   summarize(outPath, o);
   return 0;
 });

@@ -82,6 +82,26 @@ describe("cat keeps each part's labels", () => {
     assert.match(r.stdout, /#1 1\.000–3\.000 s \(question\)/);
     assert.match(r.stdout, /#2 6\.000–7\.000 s \(permission\)/);
   });
+  test("a part whose truth starts with the label before it is named on stderr", () => {
+    const a = writeTmp(dir, "ca.cast", castText([[0, "m", "truth:working"], [1, "m", "truth:blocked:question"]]));
+    const none = writeTmp(dir, "cnone.cast", castText([[0, "o", "x"], [1, "o", "y"]]));
+    const late = writeTmp(dir, "clate.cast", castText([[0, "o", "x"], [2, "m", "truth:working"]]));
+    const same = writeTmp(dir, "csame.cast", castText([[0, "o", "x"], [2, "m", "truth:blocked:question"]]));
+    const run = (...files: string[]) => {
+      const out = path.join(dir, `joined${files.length}-${files.map((f) => path.basename(f)).join("")}`);
+      const r = cli(["cat", ...files, "-o", out]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stderr.split("\n").filter((l) => l.includes("warning"));
+    };
+    assert.deepEqual(run(a, none), [
+      `pstlab: warning: ${none}: has no truth label: the label before it (truth:blocked:question) holds over all of it in the result`,
+    ]);
+    assert.deepEqual(run(a, late), [
+      `pstlab: warning: ${late}: its first truth label is 2.000 s in: the label before it (truth:blocked:question) holds until then in the result`,
+    ]);
+    assert.deepEqual(run(a, same), []);
+    assert.deepEqual(run(none, a), []);
+  });
 });
 
 describe("report --episodes with no episode", () => {
