@@ -307,7 +307,17 @@ export async function castsFor(
       const beside = recordingBeside(merged.from[i], f.path);
       const ok = beside !== null && fs.existsSync(beside) && fs.statSync(beside).isFile() && f.sha256 !== "" &&
         sha256File(beside) === f.sha256;
-      path = ok ? beside : null;
+      if (!ok) {
+        // Said which of the reasons it is: the shard names a pipe, or no copy lies beside it.
+        casts.push(null);
+        why.push(
+          f.path === "-" || beside === null
+            ? "not embedded: the shard's capture was read from a pipe; pstlab play a saved copy"
+            : `not embedded: no copy of the capture with the shard's sha256 beside it (${beside})`,
+        );
+        continue;
+      }
+      path = beside;
     } else if (path === "-" || !fs.statSync(path).isFile()) {
       // stdin, a FIFO, a process substitution: read once, by the analysis; opening it again would wait for ever.
       casts.push(null);
@@ -442,7 +452,9 @@ export const command = defineCommand(spec, async (p) => {
   const open = openOptions(v);
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
-    if (isSnapshotLabels(text, v.labels)) return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
+    if (isSnapshotLabels(text, v.labels)) {
+      return await snapshotReport(p.positionals, v.labels, text, v, outputs(v, format), open);
+    }
   }
   if (v["compare-manifest"]) {
     throw new UsageError("report: --compare-manifest needs --labels FILE labelling pane captures (PATH<TAB>state)");

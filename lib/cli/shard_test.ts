@@ -91,5 +91,19 @@ describe("report --shard / --merge", () => {
     assert.ok(typeof casts[0] === "string" && casts[0].length > 100, "beside the shard, same sha256: embedded");
     assert.equal(casts[1], null, "changed since: not embedded");
     assert.equal(casts[2], null, "an absolute path in a shard is never read");
+    const text = fs.readFileSync(html, "utf8");
+    assert.match(
+      text,
+      /not embedded: no copy of the capture with the shard&#39;s sha256 beside it \([^)]*stale\.cast\)/,
+    );
+    // A shard of a capture read from stdin: nothing to look for beside it, and the page says so.
+    const piped = path.join(dir, "piped.json");
+    const p = cli(["report", "-", "--detectors", "protocol", "--shard", "1/1", "-o", piped], {
+      input: fs.readFileSync(path.join(caps, "late.cast")),
+    });
+    assert.equal(p.code, 0, p.stderr);
+    const pipedHtml = path.join(dir, "piped.html");
+    assert.equal(cli(["report", "--merge", piped, "-o", pipedHtml]).code, 0);
+    assert.match(fs.readFileSync(pipedHtml, "utf8"), /not embedded: the shard&#39;s capture was read from a pipe/);
   });
 });
