@@ -72,10 +72,16 @@ async function readsOrRefuses(bytes: Uint8Array, name: string, opts: OpenOptions
     for (const e of events) {
       assert.ok(Number.isFinite(e.t) && e.t >= 0, `time ${e.t}`);
       if (e.kind === "resize") {
-        assert.ok(e.cols >= 1 && e.rows >= 1 && e.cols <= MAX_DIMENSION && e.rows <= MAX_DIMENSION, `${e.cols}x${e.rows}`);
+        assert.ok(
+          e.cols >= 1 && e.rows >= 1 && e.cols <= MAX_DIMENSION && e.rows <= MAX_DIMENSION,
+          `${e.cols}x${e.rows}`,
+        );
       }
     }
-    assert.ok(rec.header.cols >= 1 && rec.header.cols <= MAX_DIMENSION && rec.header.rows >= 1 && rec.header.rows <= MAX_DIMENSION);
+    assert.ok(
+      rec.header.cols >= 1 && rec.header.cols <= MAX_DIMENSION && rec.header.rows >= 1 &&
+        rec.header.rows <= MAX_DIMENSION,
+    );
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     assert.ok(!e.oneLine().includes("\n"), e.oneLine());
