@@ -417,27 +417,27 @@ export class Redactor {
   private findSpans(joined: Uint8Array, isOutput: boolean): Span[] {
     if (!this.re) return [];
     const { text, map } = decodeWithMap(joined, this.scratch);
-    const spans: Span[] = [];
+    const spans = new DisjointSpans();
     if (isOutput) {
       for (const osc of OSC) {
         osc.lastIndex = 0;
         for (let m; (m = osc.exec(text));) {
           const [whole, intro, code, body, term] = m;
           const s = map[m.index], e = map[m.index + whole.length];
-          if (spans.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
+          if (spans.overlaps(s, e)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
           const counts: Partial<RedactStats> = {};
           const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
           if (scrubbed !== body) {
-            spans.push({ s, e, with: te.encode(`${intro}${code};${scrubbed}${term}`), osc: counts });
+            spans.add({ s, e, with: te.encode(`${intro}${code};${scrubbed}${term}`), osc: counts });
           }
         }
       }
     }
     const re = this.re;
-    const plain: Span[] = [];
+    const plain = new DisjointSpans();
     const add = (s: number, e: number) => {
-      if (spans.some((o) => s < o.e && e > o.s) || plain.some((o) => s < o.e && e > o.s)) return; // handled already
-      plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
+      if (spans.overlaps(s, e) || plain.overlaps(s, e)) return; // handled already
+      plain.add({ s, e, with: te.encode(this.opts.replace), osc: null });
     };
     for (const m of re.all(text)) add(map[m.index], map[m.end]);
     // What a person sees: the output's text with escape sequences skipped
@@ -449,7 +449,40 @@ export class Redactor {
         for (const m of re.all(visible)) add(map[at[m.index]], map[at[m.end - 1] + 1]);
       }
     }
-    return [...spans, ...plain].sort((a, b) => a.s - b.s);
+    return [...spans.list, ...plain.list].sort((a, b) => a.s - b.s);
+  }
+}
+
+/**
+ * Spans that do not overlap, kept sorted, each overlap test a binary search: a test
+ * against every span so far made a read with 75,000 matches take 32 s (300 KB of one
+ * repeated secret; 243 s at 1 MB), during which no signal was handled.
+ */
+class DisjointSpans {
+  readonly list: Span[] = [];
+
+  /** The index of the first span ending after s. */
+  private after(s: number): number {
+    const l = this.list;
+    let lo = 0, hi = l.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (l[mid].e > s) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  overlaps(s: number, e: number): boolean {
+    const i = this.after(s);
+    return i < this.list.length && this.list[i].s < e;
+  }
+
+  /** Adds a span that overlaps none (callers test first); matches come in order, so mostly at the end. */
+  add(sp: Span): void {
+    const i = this.after(sp.s);
+    if (i === this.list.length) this.list.push(sp);
+    else this.list.splice(i, 0, sp);
   }
 }
 
