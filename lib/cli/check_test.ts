@@ -316,6 +316,27 @@ describe("golden comparison", () => {
   });
 });
 
+describe("a session pstlab stopped", () => {
+  test("is a session violation, and the state the program was left in is not held against it", () => {
+    for (
+      const why of ["script failed: s.txt:1: timed out after 1 s waiting for /Nope/", "stopped by --timeout after 2 s"]
+    ) {
+      const c = capture([
+        [0.1, "o", R("state=working") + WORK],
+        [1, "m", `pstlab: ${why}`],
+        [0.05, "x", "143"],
+      ]);
+      const r = check([c]);
+      assert.equal(r.found("session").length, 1, why);
+      assert.equal(r.found("left-at-exit").length, 0, why);
+    }
+    // A program that exits on its own still answers for what it left.
+    const own = check([capture([[0.1, "o", R("state=working") + WORK], [1, "x", "0"]])]);
+    assert.equal(own.found("left-at-exit").length, 1);
+    assert.equal(own.found("session").length, 0);
+  });
+});
+
 describe("rules file", () => {
   test("expect/forbid assertions", () => {
     const rules = writeTmp(
