@@ -38,6 +38,8 @@ export interface CaptureRead {
   manifest: { name: string; why: string };
   /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
   answerDelay?: number;
+  /** When input was typed (record --capture-input), in order. */
+  inputs: number[];
   /** The recorder's own word that it stopped the session (a script wait that timed out, --timeout), first one. */
   stopped?: { t: number; why: string };
   /** A pipe's sha256 of the bytes read (Recording.digest); undefined for a file (hashed by path). */
@@ -54,6 +56,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const tracker = new Tracker((e) => events.push(e));
   const answersSent: number[] = [];
   let stopped: { t: number; why: string } | undefined;
+  const inputs: number[] = [];
   const exits: ProtocolLog["exits"] = [];
   let overflow: ProtocolLog["overflow"] = null;
   const detectors = [
@@ -64,6 +67,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
       if (e.kind === "marker" && e.label === QUERY_ANSWERED_MARKER) answersSent.push(e.t);
+      if (e.kind === "input") inputs.push(e.t);
       if (e.kind === "marker" && !stopped && STOP_MARKER.test(e.label)) {
         stopped = { t: e.t, why: e.label.replace(/^pstlab: /, "") };
       }
@@ -97,6 +101,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     answersSent: answerDelay !== undefined ? answersSent : undefined,
     digest: rec.digest?.(),
     stopped,
+    inputs,
   };
 }
 
@@ -127,7 +132,7 @@ export async function checkFile(path: string, o: CheckOptions): Promise<FileChec
   const findings = [
     ...(c.stopped ? [finding("session", c.stopped.t, c.stopped.t, `the recording says: ${c.stopped.why}`)] : []),
     ...lint,
-    ...agreement(c.protocol, c.screen, c.end, o.tolerance),
+    ...agreement(c.protocol, c.screen, c.end, o.tolerance, c.inputs),
     ...hookAgreement(c.protocol, c.hooks, c.end, o.tolerance),
     ...(o.golden
       ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name)

@@ -316,6 +316,26 @@ describe("golden comparison", () => {
   });
 });
 
+describe("a blocked report sent after the answer", () => {
+  test("is late even within the tolerance, when the capture holds the answer (input)", () => {
+    const events = (withInput: boolean) => [
+      [0.1, "o", R("state=working") + WORK],
+      [1, "o", PROMPT],
+      ...(withInput ? [[0.3, "i", "1"]] : [[0.3, "o", ""]]),
+      [0.05, "o", R("state=blocked:kind=permission")],
+      [0.05, "o", WORK],
+      [1, "o", R("state=working")],
+      [1, "o", R("state=idle") + IDLE],
+      [0.5, "x", "0"],
+    ];
+    const late = check([capture(events(true))]);
+    assert.equal(late.found("prompt-late").length, 1);
+    assert.match(late.found("prompt-late")[0].message, /after it was answered \(input at/);
+    // Without the answer in the capture, the screen alone says it came in time.
+    assert.equal(check([capture(events(false))]).found("prompt-late").length, 0);
+  });
+});
+
 describe("a session pstlab stopped", () => {
   test("is a session violation, and the state the program was left in is not held against it", () => {
     for (
