@@ -314,6 +314,23 @@ describe("golden comparison", () => {
     assert.equal(m.found("golden-msg").length, 1);
     assert.equal(m.found("golden-msg")[0].severity, "info");
   });
+  test("a run that only starts later (start-up) is one info line; a change after the start still warns", () => {
+    const run = (start: number, extra = 0) =>
+      capture([
+        [start, "o", R("state=working")],
+        [1, "o", R("state=blocked:kind=permission")],
+        [1 + extra, "o", R("state=working")],
+        [1, "o", R("state=idle")],
+        [0.1, "x", "0"],
+      ]);
+    const golden = run(0.3);
+    const shifted = check([run(2.4), "--against", golden]);
+    assert.deepEqual(shifted.found("golden-timing").map((f: { severity: string }) => f.severity), ["info"]);
+    assert.match(shifted.found("golden-timing")[0].message, /the run starts 2\.10 s later than/);
+    const slower = check([run(2.4, 1.5), "--against", golden]);
+    const sev = slower.found("golden-timing").map((f: { severity: string }) => f.severity);
+    assert.deepEqual(sev.filter((x: string) => x === "warning").length, 2, String(sev)); // working and idle after it
+  });
 });
 
 describe("a blocked report sent after the answer", () => {
