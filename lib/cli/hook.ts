@@ -11,16 +11,33 @@ import { UsageError } from "../errors.ts";
 import { formatHook, type Hook, HOOK_STATES, MAX_HOOK_MSG, parseHook } from "../recording/sources.ts";
 import { selfArgv } from "../runtime.ts";
 import { shellQuote } from "../session/recorder.ts";
+import { later, type Timer } from "../timers.ts";
 
-/** Standard input, at most `cap` bytes (a hook payload is small; more is cut, never waited on forever by a reader). */
-async function readStdin(cap: number): Promise<Uint8Array> {
+/** How long a hook waits for its payload: an agent's hook must not hang on a pipe nobody closes. */
+export const PAYLOAD_WAIT_MS = 5000;
+
+/**
+ * Standard input, at most `cap` bytes and for at most `ms` (a hook payload is small and
+ * written at once; a writer that never closes the pipe left the hook, and the agent that
+ * ran it, waiting for ever): what was read by then is the payload.
+ */
+async function readStdin(cap: number, ms = PAYLOAD_WAIT_MS): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let have = 0;
-  for await (const chunk of process.stdin as unknown as AsyncIterable<Uint8Array | string>) {
-    const b = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-    parts.push(b.subarray(0, cap - have));
-    have += Math.min(b.length, cap - have);
-    if (have >= cap) break;
+  const it = (process.stdin as unknown as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  let timer: Timer | null = null;
+  const expired = new Promise<"expired">((r) => (timer = later(() => r("expired"), ms)));
+  try {
+    while (have < cap) {
+      const r = await Promise.race([it.next(), expired]);
+      if (r === "expired" || r.done) break;
+      const b = typeof r.value === "string" ? new TextEncoder().encode(r.value) : r.value;
+      parts.push(b.subarray(0, cap - have));
+      have += Math.min(b.length, cap - have);
+    }
+  } finally {
+    (timer as Timer | null)?.clear();
+    (process.stdin as { destroy?: () => void }).destroy?.(); // nothing more is read: the process may end
   }
   const out = new Uint8Array(have);
   let at = 0;

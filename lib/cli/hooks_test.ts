@@ -8,7 +8,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cli, collect, fromArray, hasProc, MAIN, ROOT, runtimeArgv, tmpDir } from "../testkit.ts";
 import { runDetectors } from "../../replay/clock.ts";
 import { createDetector } from "../detect/kinds.ts";
@@ -107,6 +107,30 @@ describe("pstlab hook and record --hooks", () => {
       assert.match(r.stderr, /^pstlab: hook: unreadable Notification payload .*nothing recorded\n$/);
       assert.ok(!fs.existsSync(path.join(dir, "no-fifo")));
     }
+  });
+
+  test("a payload pipe nobody closes does not hold the hook (nor the agent that ran it)", async () => {
+    const [cmd, ...pre] = runtimeArgv();
+    const child = spawn(cmd, [...pre, MAIN, "hook", "--claude-notification"], {
+      env: { ...process.env, PSTLAB_HOOKS: path.join(dir, "no-fifo-2") },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.write("not json"); // and never closed
+    const code = await new Promise<number | null>((resolve) => {
+      const guard = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 30000);
+      child.on("exit", (c) => {
+        clearTimeout(guard);
+        resolve(c);
+      });
+    });
+    child.stdin.destroy();
+    assert.equal(code, 0, `the hook did not end by itself: ${stderr}`);
+    assert.match(stderr, /unreadable Notification payload/);
   });
 
   test("a message is one line without control characters", () => {
