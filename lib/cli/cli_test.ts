@@ -227,11 +227,18 @@ describe("emit", () => {
         ["blocked", "--kind", "dance"],
         ["idle", "--app", "x".repeat(33)],
         ["working", "--progress", "101"],
+        // The spec's digits only (D8), and nothing a clear would drop.
+        ["working", "--progress", "1e2"],
+        ["working", "--progress", " 5"],
+        ["working", "--progress", "-0"],
+        ["clear", "--progress", "5"],
+        ["clear", "bye"],
+        ["clear", "--app", "x"],
       ]
     ) {
       const r = cli(["emit", ...args]);
       assert.equal(r.code, 2, args.join(" "));
-      assert.match(r.stderr, /^pstlab: emit: /);
+      assert.match(r.stderr, /^pstlab: emit[: ]/);
       assert.equal(r.stdout, "");
     }
   });

@@ -2,8 +2,9 @@
 
 import { defineCommand } from "./common.ts";
 import { raw } from "../stdio.ts";
-import { flag, number, text } from "./options.ts";
+import { flag, text } from "./options.ts";
 import { encodeQuery, encodeReport, wrapTmux } from "../osc7501/encode.ts";
+import { parseProgress } from "../osc7501/parse.ts";
 import { osc94Mirror } from "../osc7501/osc94.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -20,7 +21,17 @@ export const spec = {
     id: text("ID", "record id, e.g. deploy/eu-west (default: the root record)"),
     app: text("APP", "machine-matchable program name, e.g. cargo"),
     kind: text("KIND", "blocked only: permission, question, auth"),
-    progress: number("N", "working/blocked only: 0–100", { min: 0, max: 100, integer: true }),
+    progress: {
+      arg: "N",
+      help: "working/blocked only: 0–100",
+      // The spec's own grammar (D8: decimal digits), so what emit takes a terminal takes:
+      // Number() let "1e2", " 5" and "-0" through.
+      parse: (s: string, f: string) => {
+        const n = parseProgress(s);
+        if (n === null) throw new UsageError(`bad ${f} "${s}" (expected an integer 0–100, digits only)`);
+        return n;
+      },
+    },
     title: text("TEXT", "short label for the record"),
     bel: flag("terminate with BEL instead of ESC \\"),
     tmux: flag("wrap in tmux DCS passthrough (needs allow-passthrough on)"),
@@ -54,6 +65,19 @@ export const command = defineCommand(spec, (p) => {
     const q = encodeQuery(terminator);
     raw("emit", v.tmux ? wrapTmux(q) : q);
     return 0;
+  }
+  // A clear carries only its id (docs/osc7501.md §2): anything else would be dropped.
+  if (state === "clear") {
+    const extra = [
+      message !== undefined && "MESSAGE",
+      v.kind && "--kind",
+      v.progress !== undefined && "--progress",
+      v.app && "--app",
+      v.title && "--title",
+    ].filter(Boolean);
+    if (extra.length) {
+      throw new UsageError(`emit clear carries only its id (--id): ${extra.join(", ")} would be dropped`);
+    }
   }
   const progress = v.progress ?? null;
   const r = encodeReport(
