@@ -181,6 +181,21 @@ describe("report: truth sources and gates", () => {
     assert.deepEqual(ty.stderr.split("\n").filter((l) => l.includes("truth:idel")), [
       `pstlab: warning: ${typo}: marker at 5.100 s: "truth:idel" is not a truth label (use truth:idle, truth:working, truth:blocked, truth:done, truth:error, with :KIND after blocked); ignored, the label before it holds`,
     ]);
+    // A kind on a state that is not blocked, and columns past the kind, are that line's error.
+    for (
+      const [i, text, re] of [
+        [
+          0,
+          "0\tworking\n5\tidle\tpermission\n",
+          /kind0\.tsv:2: a kind \("permission"\) applies only to blocked, not idle/,
+        ],
+        [1, "0\tworking\n5\tidle\textra\tmore\n", /kind1\.tsv:2: expected "seconds<TAB>state/],
+      ] as const
+    ) {
+      const k = cli(["report", bare, "--labels", writeTmp(dir, `kind${i}.tsv`, text)]);
+      assert.equal(k.code, 2, text);
+      assert.match(k.stderr, re);
+    }
     // A mistyped time on the first line is not read as a snapshot path (no file has that name).
     for (const [i, first] of ["1O.5", "12s", "-3", ".5x"].entries()) {
       const typo = writeTmp(dir, `typo${i}.tsv`, `${first}\tworking\n5\tidle\n`);

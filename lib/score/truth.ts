@@ -107,7 +107,7 @@ export function truthFromLabelsFile(text: string, file: string): Truth {
   let disorder = null as { line: number; t: number; prev: number } | null;
   forEachLabelLine(text, (f, line, l) => {
     const t = Number(f[0]);
-    if (f.length < 2 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) {
+    if (f.length < 2 || f.length > 3 || f[0].trim() === "" || !Number.isFinite(t) || t < 0) {
       throw new FixtureError(
         file,
         line,
@@ -116,6 +116,10 @@ export function truthFromLabelsFile(text: string, file: string): Truth {
     }
     const state = truthStateOf(f[1].trim());
     if (!state) throw new FixtureError(file, line, `unknown state "${f[1]}" (use ${TRUTH_LABELS.join(", ")})`);
+    // A kind names what a blocked prompt asks: on any other state it would be read and mean nothing.
+    if (f[2]?.trim() && state !== "blocked") {
+      throw new FixtureError(file, line, `a kind ("${f[2].trim()}") applies only to blocked, not ${f[1].trim()}`);
+    }
     // Out of order is what a hand edit or a seek back while labelling gives: the labels
     // still mean what they say, so they are sorted (stably) and the report warns.
     if (t < prev && !disorder) disorder = { line, t, prev };
