@@ -30,7 +30,14 @@ async function readStdin(cap: number, ms = PAYLOAD_WAIT_MS): Promise<Uint8Array>
   try {
     while (have < cap) {
       const r = await Promise.race([it.next(), expired]);
-      if (r === "expired" || r.done) break;
+      if (r === "expired") {
+        // Bun lets the process end once stdin is destroyed (below); Deno keeps waiting on the
+        // pending read whatever is done to the stream, so the process ends here, once the
+        // command's code is set (main.ts sets it when the command returns).
+        later(() => process.exit(), 100);
+        break;
+      }
+      if (r.done) break;
       const b = typeof r.value === "string" ? new TextEncoder().encode(r.value) : r.value;
       parts.push(b.subarray(0, cap - have));
       have += Math.min(b.length, cap - have);
