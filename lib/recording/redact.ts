@@ -74,6 +74,16 @@ export function combine(patterns: Pattern[]): Pattern | null {
   return compilePattern(patterns.map((p) => `(?:${p.source})`).join("|"));
 }
 
+/**
+ * The one matcher redact and `redact --check` share: every non-empty match of `re` in
+ * `text`. An empty match scrubs nothing (and would insert the replacement between every
+ * character), so it is never a match; patterns that match only the empty string are
+ * refused up front (compilePatterns).
+ */
+export function* matches(re: Pattern, text: string): Generator<{ index: number; end: number; text: string }> {
+  for (const m of re.all(text)) if (m.end > m.index) yield m;
+}
+
 /** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
 export function redactString(
   s: string,
@@ -83,7 +93,7 @@ export function redactString(
 ): [string, number] {
   if (!re) return [s, 0];
   let n = 0, out = "", from = 0;
-  for (const m of re.all(s)) {
+  for (const m of matches(re, s)) {
     n++;
     out += s.slice(from, m.index) + (replacer ? replacer(m.text) : replace!);
     from = m.end;
@@ -137,7 +147,9 @@ export function decodeWithMap(b: Uint8Array, scratch?: Scratch): { text: string;
       if (cp < 0x10000 || cp > 0x10ffff) cp = -1;
     }
     if (cp < 0) {
-      push(0xfffd, i);
+      // A lone byte 0x80–0x9F is an 8-bit C1 control (a raw OSC 0x9D … ST 0x9C, stored
+      // as a "b" event): decoded as that control, so the OSC scrubbers see the sequence.
+      push(c >= 0x80 && c < 0xa0 ? c : 0xfffd, i);
       i += 1;
       continue;
     }
@@ -153,11 +165,24 @@ export function decodeWithMap(b: Uint8Array, scratch?: Scratch): { text: string;
   return { text, map: map.subarray(0, m + 1) };
 }
 
+/** One replacement: bytes [s, e) of the joined stream window become `with`. */
+interface Part {
+  s: number;
+  e: number;
+  with: Uint8Array;
+}
+
+/**
+ * One match (or one OSC 7501/52 sequence): its extent, which a cut between writes never
+ * falls inside, and its parts, applied where they are. Splitting a match into parts keeps
+ * what is not secret (a sequence's keys and terminator, escape sequences between the
+ * characters a person sees) in the read it was in: a report completes when it completed.
+ */
 interface Span {
   s: number; // byte offsets in the joined stream window
   e: number;
-  with: Uint8Array;
-  /** Replacements inside an OSC sequence, by location (counted when applied). */
+  parts: Part[];
+  /** Replacements inside an OSC sequence, by location (counted when applied); null: one plain match. */
   osc: Partial<RedactStats> | null;
 }
 
@@ -171,6 +196,15 @@ const OSC = [
 ];
 /** Values that are protocol vocabulary, not free text: never replaced. */
 const VOCABULARY = new Set(["state", "progress"]);
+/** OSC 7501 keys the protocol defines; any other key name is free text, scrubbed like a value. */
+const KNOWN_KEYS = new Set(["state", "progress", "id", "app", "kind", "msg", "title"]);
+
+/** A replacement inside a string: [a, b) becomes `with`. */
+interface TextEdit {
+  a: number;
+  b: number;
+  with: string;
+}
 const PLACEHOLDER_MAX = MAX_ID_SEGMENT_BYTES;
 
 export class Redactor {
@@ -303,17 +337,22 @@ export class Redactor {
           from = end;
         }
       };
-      let applied = 0;
+      const edits: Part[] = [];
       for (const sp of spans) {
         if (sp.s >= limitByte) break;
-        copy(pos, sp.s);
-        parts[readOf(sp.s)].push(sp.with);
-        pos = sp.e;
-        applied++;
+        if (sp.parts.length === 0) continue;
+        edits.push(...sp.parts);
         if (sp.osc) { for (const [k, n] of Object.entries(sp.osc)) this.stats[k as keyof RedactStats] += n; }
         else this.stats[kind]++;
       }
-      if (applied === 0) continue;
+      if (edits.length === 0) continue;
+      // A replacement goes into the read where its part starts; the bytes around it stay
+      // in their reads (a part never holds a sequence's structure: see findSpans).
+      for (const p of edits.sort((a, b) => a.s - b.s)) {
+        copy(pos, p.s);
+        parts[readOf(p.s)].push(p.with);
+        pos = p.e;
+      }
       copy(pos, limitByte);
       for (let r = 0; r < nReads; r++) {
         const e = this.queue[idx[r]] as { bytes: Uint8Array };
@@ -353,34 +392,54 @@ export class Redactor {
     return encodeBase64(te.encode(v));
   }
 
-  private osc7501Body(body: string, counts: Partial<RedactStats>): string {
-    return body.split(":").map((pair) => {
-      const eq = pair.indexOf("=");
-      const key = eq < 0 ? "" : pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1);
-      if (eq < 0) {
-        // Not a pair (malformed): still bytes in the file, scrubbed as text.
-        const [v, n] = redactString(pair, this.re, null, (m) => this.placeholder(m));
-        if (n) counts.osc7501Fields = (counts.osc7501Fields ?? 0) + n;
-        return v;
+  /**
+   * Edits inside an OSC 7501 body, by position in the body: only the values (and unknown
+   * keys) that hold a secret change; keys, separators, the introducer and the terminator
+   * stay where they were, so a report split across reads still completes in the read it
+   * completed in (the parser sees the same structure at the same time).
+   */
+  private osc7501Edits(body: string, counts: Partial<RedactStats>): TextEdit[] {
+    const edits: TextEdit[] = [];
+    const re = this.re!;
+    const fields = (s: string, at: number) => {
+      for (const m of matches(re, s)) {
+        edits.push({ a: at + m.index, b: at + m.end, with: this.placeholder(m.text) });
+        counts.osc7501Fields = (counts.osc7501Fields ?? 0) + 1;
       }
-      if (VOCABULARY.has(key)) return pair;
+    };
+    let start = 0;
+    for (const pair of body.split(":")) {
+      const at = start;
+      start += pair.length + 1;
+      const eq = pair.indexOf("=");
+      // Not a pair (malformed): still bytes in the file, scrubbed as text.
+      if (eq < 0) {
+        fields(pair, at);
+        continue;
+      }
+      const key = pair.slice(0, eq).trim();
+      if (VOCABULARY.has(key)) continue;
+      // A key pstlab does not know is free text as much as its value is.
+      if (!KNOWN_KEYS.has(key)) fields(pair.slice(0, eq), at);
+      const value = pair.slice(eq + 1);
       if (key === "msg" || key === "title") {
         const text = this.base64Text(value.trim(), counts, "osc7501");
-        if (text !== null) return `${pair.slice(0, eq)}=${text}`;
+        if (text !== null) {
+          if (text !== value.trim()) edits.push({ a: at + eq + 1, b: at + pair.length, with: text });
+          continue;
+        }
       }
-      const [v, n] = redactString(value, this.re, null, (m) => this.placeholder(m));
-      if (n) counts.osc7501Fields = (counts.osc7501Fields ?? 0) + n;
-      return n ? `${pair.slice(0, eq)}=${v}` : pair;
-    }).join(":");
+      fields(value, at + eq + 1);
+    }
+    return edits;
   }
 
-  /** OSC 52: `Pc ; Pd` with Pd base64 (or `?`, a query). */
-  private osc52Body(body: string, counts: Partial<RedactStats>): string {
+  /** OSC 52: `Pc ; Pd` with Pd base64 (or `?`, a query): the edit of Pd, if any. */
+  private osc52Edits(body: string, counts: Partial<RedactStats>): TextEdit[] {
     const semi = body.indexOf(";");
-    if (semi < 0) return body;
+    if (semi < 0) return [];
     const text = this.base64Text(body.slice(semi + 1), counts, "osc52");
-    return text === null ? body : `${body.slice(0, semi + 1)}${text}`;
+    return text === null || text === body.slice(semi + 1) ? [] : [{ a: semi + 1, b: body.length, with: text }];
   }
 
   /**
@@ -402,9 +461,16 @@ export class Redactor {
       let next = limit;
       for (const sp of this.findSpans(joined.subarray(from, end), isOutput)) {
         const s = sp.s + from;
-        if (!last && s >= limit) break;
-        if (spans.length && s < spans[spans.length - 1].e) continue;
-        spans.push({ ...sp, s, e: sp.e + from });
+        // Taken from this window: a span starting before the limit, or inside one taken
+        // (an OSC sequence within a plain match that skips it). The next window starts
+        // after everything taken, so nothing is found twice.
+        if (!last && s >= limit && s >= next) break;
+        spans.push({
+          s,
+          e: sp.e + from,
+          parts: sp.parts.map((p) => ({ s: p.s + from, e: p.e + from, with: p.with })),
+          osc: sp.osc,
+        });
         next = Math.max(next, sp.e + from);
       }
       if (last) break;
@@ -413,43 +479,81 @@ export class Redactor {
     return spans;
   }
 
-  /** Non-overlapping replacement spans, in order: OSC 7501 reports first, then plain matches. */
+  /**
+   * Replacement spans, by start: one per OSC 7501/52 sequence (its extent, and the edits
+   * of the values inside it; none when nothing in it matched — then the sequence still
+   * claims its bytes, so a plain match cannot cut into the protocol's structure), then
+   * one per plain match (raw text, then the text as a terminal shows it), whose parts
+   * skip those sequences and, for a match on the shown text, the bytes not shown.
+   */
   private findSpans(joined: Uint8Array, isOutput: boolean): Span[] {
     if (!this.re) return [];
     const { text, map } = decodeWithMap(joined, this.scratch);
     const spans: Span[] = [];
+    const seqs: Span[] = [];
     if (isOutput) {
       for (const osc of OSC) {
         osc.lastIndex = 0;
         for (let m; (m = osc.exec(text));) {
-          const [whole, intro, code, body, term] = m;
+          const [whole, intro, code, body] = m;
           const s = map[m.index], e = map[m.index + whole.length];
-          if (spans.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
+          if (seqs.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
           const counts: Partial<RedactStats> = {};
-          const scrubbed = code === "7501" ? this.osc7501Body(body, counts) : this.osc52Body(body, counts);
-          if (scrubbed !== body) {
-            spans.push({ s, e, with: te.encode(`${intro}${code};${scrubbed}${term}`), osc: counts });
-          }
+          const edits = code === "7501" ? this.osc7501Edits(body, counts) : this.osc52Edits(body, counts);
+          const at = m.index + intro.length + code.length + 1;
+          seqs.push({
+            s,
+            e,
+            parts: edits.map((x) => ({ s: map[at + x.a], e: map[at + x.b], with: te.encode(x.with) })),
+            osc: counts,
+          });
         }
       }
+      spans.push(...seqs);
     }
     const re = this.re;
-    const plain: Span[] = [];
-    const add = (s: number, e: number) => {
-      if (spans.some((o) => s < o.e && e > o.s) || plain.some((o) => s < o.e && e > o.s)) return; // handled already
-      plain.push({ s, e, with: te.encode(this.opts.replace), osc: null });
+    const plainParts: Part[] = [];
+    const replacement = te.encode(this.opts.replace);
+    const empty = new Uint8Array(0);
+    /** A match covering these byte ranges (in order): the first gets the replacement, the others are removed. */
+    const add = (ranges: [number, number][]) => {
+      const pieces: [number, number][] = [];
+      for (const [s, e] of ranges) {
+        let from = s;
+        for (const q of seqs) {
+          if (q.e <= from || q.s >= e) continue;
+          if (q.s > from) pieces.push([from, q.s]);
+          from = Math.max(from, q.e);
+        }
+        if (from < e) pieces.push([from, e]);
+      }
+      if (pieces.length === 0) return; // inside a protocol sequence: scrubbed with it
+      if (pieces.some(([s, e]) => plainParts.some((o) => s < o.e && e > o.s))) return; // handled already
+      const parts = pieces.map(([s, e], k) => ({ s, e, with: k === 0 ? replacement : empty }));
+      plainParts.push(...parts);
+      spans.push({ s: ranges[0][0], e: ranges[ranges.length - 1][1], parts, osc: null });
     };
-    for (const m of re.all(text)) add(map[m.index], map[m.end]);
+    for (const m of matches(re, text)) add([[map[m.index], map[m.end]]]);
     // What a person sees: the output's text with escape sequences skipped
-    // (`grep --color=always` splits a key with SGR), each match mapped back to the bytes
-    // it covers, the sequences inside it included.
+    // (`grep --color=always` splits a key with SGR). Only the characters shown are the
+    // secret: the bytes between them (sequences, controls, a character a backspace
+    // overwrote) are kept where they were, so no report or mode change moves or vanishes.
     if (isOutput) {
       const { visible, at } = visibleText(text, this.scratch);
       if (visible.length !== text.length) {
-        for (const m of re.all(visible)) add(map[at[m.index]], map[at[m.end - 1] + 1]);
+        for (const m of matches(re, visible)) {
+          const ranges: [number, number][] = [];
+          let runStart = at[m.index];
+          for (let j = m.index + 1; j <= m.end; j++) {
+            if (j < m.end && at[j] === at[j - 1] + 1) continue;
+            ranges.push([map[runStart], map[at[j - 1] + 1]]);
+            if (j < m.end) runStart = at[j];
+          }
+          add(ranges);
+        }
       }
     }
-    return [...spans, ...plain].sort((a, b) => a.s - b.s);
+    return spans.sort((a, b) => a.s - b.s);
   }
 }
 
@@ -462,13 +566,15 @@ const SCAN_WINDOW = 1 << 20;
  */
 export function oscSafeEnd(b: Uint8Array, from: number, end: number): number {
   if (end >= b.length) return b.length;
-  const isTerm = (i: number) =>
-    b[i] === 0x07 || b[i] === 0x1b || b[i] === 0x18 || b[i] === 0x1a || (b[i] === 0x9c && b[i - 1] === 0xc2);
+  // A C1 control either UTF-8 encoded (C2 9C) or raw (a byte 0x9C that no lead byte
+  // claims: decodeWithMap reads it as the control).
+  const c1 = (i: number, c: number) => b[i] === c && (b[i - 1] === 0xc2 || i === 0 || b[i - 1] < 0x80);
+  const isTerm = (i: number) => b[i] === 0x07 || b[i] === 0x1b || b[i] === 0x18 || b[i] === 0x1a || c1(i, 0x9c);
   let q = end - 1;
   while (q >= from && !isTerm(q)) q--;
   // After the last terminator byte: an OSC is open if that byte is ESC ] or a U+009D follows it.
   let open = q >= from && b[q] === 0x1b && b[q + 1] === 0x5d && q + 1 < end;
-  for (let i = Math.max(q + 1, from); !open && i + 1 < end; i++) open = b[i] === 0xc2 && b[i + 1] === 0x9d;
+  for (let i = Math.max(q + 1, from); !open && i < end; i++) open = c1(i, 0x9d);
   if (!open) return end;
   let i = end;
   while (i < b.length && !isTerm(i)) i++;
