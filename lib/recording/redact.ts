@@ -401,9 +401,16 @@ export class Redactor {
   private osc7501Edits(body: string, counts: Partial<RedactStats>): TextEdit[] {
     const edits: TextEdit[] = [];
     const re = this.re!;
-    const fields = (s: string, at: number) => {
+    const fields = (s: string, at: number, key = false) => {
       for (const m of matches(re, s)) {
-        edits.push({ a: at + m.index, b: at + m.end, with: this.placeholder(m.text) });
+        // A key becomes as long as it was: its length decides whether the parser rejects
+        // the report (over MAX_KEY_BYTES), so a shorter placeholder would make a rejected
+        // report count. Unknown keys are ignored, so they need not stay distinct.
+        edits.push({
+          a: at + m.index,
+          b: at + m.end,
+          with: key ? "x".repeat(m.text.length) : this.placeholder(m.text),
+        });
         counts.osc7501Fields = (counts.osc7501Fields ?? 0) + 1;
       }
     };
@@ -420,7 +427,7 @@ export class Redactor {
       const key = pair.slice(0, eq).trim();
       if (VOCABULARY.has(key)) continue;
       // A key pstlab does not know is free text as much as its value is.
-      if (!KNOWN_KEYS.has(key)) fields(pair.slice(0, eq), at);
+      if (!KNOWN_KEYS.has(key)) fields(pair.slice(0, eq), at, true);
       const value = pair.slice(eq + 1);
       if (key === "msg" || key === "title") {
         const text = this.base64Text(value.trim(), counts, "osc7501");

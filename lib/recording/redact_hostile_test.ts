@@ -171,3 +171,75 @@ describe("redact: property", () => {
     );
   });
 });
+
+describe("redact: reports keep their time (issue: a report split across reads moved into its first read)", () => {
+  const SECRET = "hunter2SECRETzz";
+  /** Every tracker event with its time, the secret's text replaced as redact replaces it. */
+  function timeline(events: Event[]): string[] {
+    const seen: string[] = [];
+    const tr = new Tracker((e) => {
+      const scrub = (s: string | null) => s === null ? "-" : s.split(SECRET).join("[R]");
+      if (e.type === "report") {
+        seen.push(
+          `${e.t}|${e.state}|${e.id === null}|${e.kind}|${e.app === null}|${scrub(e.title)}|${scrub(e.msg)}|${e.depth}`,
+        );
+      } else seen.push(`${e.t}|${e.type}`);
+    });
+    for (const e of events) if (e.kind === "output") tr.feed(e.bytes, e.t);
+    return seen;
+  }
+  const split = (bytes: Uint8Array, cuts: number[]): Event[] => {
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const evs: Event[] = [];
+    let from = 0;
+    for (const c of [...at, bytes.length]) {
+      evs.push(o(evs.length, bytes.subarray(from, c)));
+      from = c;
+    }
+    return evs;
+  };
+  test("the reproduction: the blocked report stays at the read holding its terminator", () => {
+    const src = [
+      o(1.1, `Do you want to proceed?\r\n\x1b]7501;state=blocked`),
+      o(3.1, `:kind=permission:app=claude-code:msg=${b64(`Allow ${SECRET}?`)}\x1b\\`),
+    ];
+    const { events } = run([compilePattern(SECRET)], { cols: 80, rows: 24 }, src);
+    assert.deepEqual(timeline(events), timeline(src));
+    assert.equal(timeline(src)[0].split("|")[0], "3.1");
+  });
+  test("sequences split at random offsets (tmux, title, msg, unknown keys, OSC 52, text): the same timeline (property)", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        `\x1b]7501;state=blocked:kind=permission:msg=${b64(`Allow ${SECRET}?`)}\x1b\\`,
+        `\x1b]7501;state=working:title=${b64(`t ${SECRET}`)}:app=x\x07`,
+        `\x1b]7501;state=idle:x-${SECRET}=${SECRET}:msg=${b64("fine")}\x1b\\`,
+        `\x1b]7501;state=working:id=job-${SECRET}\x1b\\`,
+        `\x1b]52;c;${b64(`copy ${SECRET}`)}\x07`,
+        `plain ${SECRET} é日\r\n`,
+        `\x1b[31mhun\x1b]7501;state=working\x1b\\ter2SECRETzz\x1b[0m`,
+        `\x1b]0;${SECRET}\x07`,
+        "working…\r\n",
+      ),
+      fc.constantFrom(1, 2).map((d) =>
+        td.decode(wrapTmux(te.encode(`\x1b]7501;state=blocked:msg=${b64(`p ${SECRET}`)}\x1b\\`), d))
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (ps, cuts) => {
+          const src = split(te.encode(ps.join("")), cuts);
+          const { events } = run([compilePattern(SECRET)], { cols: 80, rows: 24 }, src);
+          assert.deepEqual(timeline(events), timeline(src));
+          assert.ok(
+            !td.decode(Uint8Array.from(events.flatMap((e) => e.kind === "output" ? [...e.bytes] : []))).includes(
+              SECRET,
+            ),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
