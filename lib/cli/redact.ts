@@ -67,7 +67,11 @@ export const spec = {
     "same secret, the same N), so the capture's reports still parse and score the same.",
     "8-bit (C1) OSC 52/7501 are decoded too. Output is also matched as a terminal shows it:",
     "escape sequences, controls, DEL and zero-width/bidi marks skipped, a character then",
-    "backspace overwritten. Header env names and non-string env values are scrubbed too.",
+    "backspace overwritten. Header env names and non-string env values (numbers, nested",
+    "objects and arrays) are scrubbed too: a number matched as its JSON text becomes the",
+    "replacement string; only term size, timestamp and idle_time_limit are left as they are.",
+    "An empty --pattern (an unset \$TOKEN) or one that can only match the empty string",
+    "is refused (exit 2).",
     "The result is byte-consistent: every event decodes. Check before publishing:",
     "  pstlab redact --check public.cast --pattern … (exit 1 while any match remains).",
   ],
@@ -112,7 +116,9 @@ export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(inPath, p.values);
   const replace = p.values.replace ?? "[REDACTED]";
   // The placeholder a previous redact wrote into the header's env is not a secret.
-  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env, [replace]));
+  if (p.values["env-values"]) {
+    patterns.push(...envValuePatterns(process.env, { ...rec.header.envExtra, ...rec.header.env }, [replace]));
+  }
   if (patterns.length === 0) {
     if (!p.values["env-values"]) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
     // Asked to scrub the environment's secrets and there are none: say that, not "give

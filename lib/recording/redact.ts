@@ -76,12 +76,11 @@ export function combine(patterns: Pattern[]): Pattern | null {
 
 /**
  * The one matcher redact and `redact --check` share: every non-empty match of `re` in
- * `text`. An empty match scrubs nothing (and would insert the replacement between every
- * character), so it is never a match; patterns that match only the empty string are
- * refused up front (compilePatterns).
+ * `text` (the regex runner never yields an empty one: it would scrub nothing). Patterns
+ * that can match only the empty string are refused up front (compilePatterns).
  */
-export function* matches(re: Pattern, text: string): Generator<{ index: number; end: number; text: string }> {
-  for (const m of re.all(text)) if (m.end > m.index) yield m;
+export function matches(re: Pattern, text: string): Generator<{ index: number; end: number; text: string }> {
+  return re.all(text);
 }
 
 /** Replaces every match in a string (with `replace`, or what `replacer` gives for the match); returns the new string and the count. */
@@ -243,6 +242,13 @@ export class Redactor {
         this.stats.header += n;
         return x;
       }
+      // A number is matched as its JSON text (a numeric token in env is still a secret);
+      // scrubbed, it becomes the replacement string.
+      if (typeof v === "number") {
+        const [x, n] = redactString(String(v), this.re, this.opts.replace);
+        this.stats.header += n;
+        return n ? x : v;
+      }
       if (Array.isArray(v)) return v.map(deep);
       if (v && typeof v === "object") {
         return Object.fromEntries(Object.entries(v).map(([k, x]) => [deep(k) as string, deep(x)]));
@@ -251,9 +257,14 @@ export class Redactor {
     };
     // Every string, env's names and its non-string values (envExtra) included: a name
     // can carry a secret as well as a value can.
-    const out = deep(h) as Header;
-    out.cols = h.cols;
-    out.rows = h.rows;
+    // Not the format's own numbers: the terminal size, the start time and the playback
+    // idle limit are not free text (`redact --help` says so), and stay numbers.
+    const { cols, rows, timestamp, idleTimeLimit, ...rest } = h;
+    const out = deep(rest) as Header;
+    out.cols = cols;
+    out.rows = rows;
+    if (timestamp !== undefined) out.timestamp = timestamp;
+    if (idleTimeLimit !== undefined) out.idleTimeLimit = idleTimeLimit;
     return out;
   }
 
@@ -668,7 +679,7 @@ export const MIN_ENV_SECRET = 6;
  */
 export function envValuePatterns(
   env: Record<string, string | undefined>,
-  header?: Record<string, string>,
+  header?: Record<string, unknown>,
   placeholders: string[] = ["[REDACTED]"],
 ): Pattern[] {
   const isSecret = (v: string | undefined): v is string => {
@@ -679,8 +690,17 @@ export function envValuePatterns(
   };
   const values = new Set<string>();
   for (const [k, v] of Object.entries(env)) if (isSecret(v) && SECRET_ENV.test(k)) values.add(v);
+  // The header's env as written: a value that is not a string (a number, an object or
+  // array of them) is in the file all the same; every string and number in it counts.
+  const leaves = (v: unknown, into: string[]): string[] => {
+    if (typeof v === "string") into.push(v);
+    else if (typeof v === "number") into.push(String(v));
+    else if (v && typeof v === "object") { for (const x of Object.values(v)) leaves(x, into); }
+    return into;
+  };
   for (const [k, v] of Object.entries(header ?? {})) {
-    if (isSecret(v) && k !== "SHELL" && k !== "TERM") values.add(v);
+    if (k === "SHELL" || k === "TERM") continue;
+    for (const leaf of leaves(v, [])) if (isSecret(leaf)) values.add(leaf);
   }
   // A multi-line value reaches the capture as the pty shows it: each line break as \r\n.
   return [...values].sort((a, b) => b.length - a.length).map((v) =>
@@ -694,11 +714,40 @@ export function envValuePatterns(
  */
 export function compilePatterns(sources: string[]): Pattern[] {
   return sources.map((src) => {
+    let p: Pattern;
     try {
-      return compilePattern(src);
+      p = compilePattern(src);
     } catch (e) {
       if (!(e instanceof RegexError)) throw e;
       throw new UsageError(`redact: bad --pattern ${JSON.stringify(src)}: ${e.message}`);
     }
+    // `--pattern "$TOKEN"` with TOKEN unset: scrubbing nothing and saying "0 replacements"
+    // would publish the secret; so would a pattern that can match only the empty string
+    // (`^`, `\b`, `(?:)`, `a{0}`).
+    if (onlyEmpty(p, src)) {
+      throw new UsageError(
+        src === ""
+          ? "redact: empty pattern (an unset shell variable?): it would scrub nothing"
+          : `redact: empty pattern: ${JSON.stringify(src)} matches only the empty string, so it would scrub nothing`,
+      );
+    }
+    return p;
   });
+}
+
+/**
+ * Whether a pattern can only match the empty string, decided on a probe: every ASCII
+ * character (in order, so short ranges like "AB" occur), some non-ASCII, and the
+ * pattern's own text with and without its escapes (where its literals are: `x?` finds
+ * "x" there). It matches there (`test` counts an empty match) but never a non-empty
+ * string (`all` yields only those). A pattern that needs text the probe lacks is let
+ * through: its empty matches scrub nothing (the regex runner never yields them).
+ */
+function onlyEmpty(p: Pattern, src: string): boolean {
+  let ascii = "";
+  for (let c = 0; c < 0x80; c++) ascii += String.fromCharCode(c);
+  const probe = `${ascii} é日ж\u00a0\u009d ${src} ${src.replace(/\\./g, "")} `;
+  if (!p.test("") && !p.test(probe)) return false;
+  for (const _ of p.all(probe)) return false;
+  return true;
 }
