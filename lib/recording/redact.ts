@@ -1,24 +1,29 @@
 // Redaction for bug reports (asciinema #657, #590, #216): scrub secrets from output,
-// input, markers, events of unknown codes and every string of the header (tags, theme,
-// unknown keys, pstlab's provenance), including what pstlab itself decodes inside
-// OSC sequences, at any tmux passthrough depth: OSC 7501 `msg`/`title` (base64:
-// decoded, scrubbed, re-encoded valid), OSC 7501 structural values (`id`, `app`, `kind`
-// and unknown keys: a placeholder of the same grammar, `redacted-N`, the same for the
-// same secret, so the report still parses and counts the same), and OSC 52 clipboard
-// payloads (base64). `state`, `progress` and keys are protocol vocabulary, never
-// secrets, and are left as they are.
+// input, markers, events of unknown codes and every string and number of the header
+// (tags, theme, env, unknown keys, pstlab's provenance), including what pstlab itself
+// decodes inside OSC sequences, 7- or 8-bit (raw C1 too), at any tmux passthrough depth:
+// OSC 7501 `msg`/`title` (base64: decoded, scrubbed, re-encoded valid), OSC 7501
+// structural values (`id`, `app`, invalid `kind` and unknown keys' values: a placeholder
+// of the same grammar, `redacted-N`, the same for the same secret, so the report still
+// parses and counts the same; unknown key names: as many `x`), and OSC 52 clipboard
+// payloads (base64). Valid `state`, `kind` and `progress` values and the protocol's keys
+// are vocabulary, never secrets, and are left as they are.
 //
 // Secrets are often split across reads (a password typed one key per `i` event), so
 // each stream is matched over a sliding window of consecutive reads; events are held
 // back only as long as a match could still straddle them (`maxSecret` bytes), so
-// memory stays bounded on any file size. Replacement bytes go into the read where the
-// match starts; the other reads lose their part of it. Every event still decodes.
+// memory stays bounded on any file size. Only the secret's bytes change: a replacement
+// goes into the read where its part starts, the other reads lose their part of it, and
+// everything else (an OSC sequence's keys and terminator, escape sequences between the
+// characters of a secret as shown) stays in its read, so every report completes at the
+// time it did. Every event still decodes. `redact --check` runs this same Redactor.
 
 import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import { UsageError } from "../errors.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
 import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
+import { KINDS, STATES } from "../osc7501/parse.ts";
 
 export interface RedactOptions {
   /** Through the one regex runner (lib/regex): a pattern that could backtrack catastrophically runs in linear time. */
@@ -193,8 +198,16 @@ const OSC = [
   /(\x1b+\])(7501|52);([^\x07\x1b\x18\x1a]*)(\x07|\x1b+\\)/g,
   /(\u009d)(7501|52);([^\x07\x1b\x18\x1a\u009c]*)(\x07|\u009c)/g,
 ];
-/** Values that are protocol vocabulary, not free text: never replaced. */
-const VOCABULARY = new Set(["state", "progress"]);
+/**
+ * Values that are protocol vocabulary, not free text: a valid one is never replaced (a
+ * pattern `working` must not turn a report invalid). An invalid one (a secret pasted
+ * into `state=`) is free text: the report is rejected either way, and it is scrubbed.
+ */
+const VOCABULARY: Record<string, (v: string) => boolean> = {
+  state: (v) => (STATES as readonly string[]).includes(v),
+  kind: (v) => (KINDS as readonly string[]).includes(v),
+  progress: (v) => /^[0-9]+$/.test(v),
+};
 /** OSC 7501 keys the protocol defines; any other key name is free text, scrubbed like a value. */
 const KNOWN_KEYS = new Set(["state", "progress", "id", "app", "kind", "msg", "title"]);
 
@@ -436,7 +449,7 @@ export class Redactor {
         continue;
       }
       const key = pair.slice(0, eq).trim();
-      if (VOCABULARY.has(key)) continue;
+      if (Object.hasOwn(VOCABULARY, key) && VOCABULARY[key](pair.slice(eq + 1).trim())) continue;
       // A key pstlab does not know is free text as much as its value is.
       if (!KNOWN_KEYS.has(key)) fields(pair.slice(0, eq), at, true);
       const value = pair.slice(eq + 1);

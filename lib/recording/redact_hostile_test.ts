@@ -218,6 +218,9 @@ describe("redact: reports keep their time (issue: a report split across reads mo
         `plain ${SECRET} é日\r\n`,
         `\x1b[31mhun\x1b]7501;state=working\x1b\\ter2SECRETzz\x1b[0m`,
         `\x1b]0;${SECRET}\x07`,
+        `\x1b]7501;state=${SECRET}\x1b\\`,
+        `\x1b]7501;state=working:progress=${SECRET}\x1b\\`,
+        `\x1b]7501;state=blocked:kind=${SECRET}\x1b\\`,
         "working…\r\n",
       ),
       fc.constantFrom(1, 2).map((d) =>
@@ -241,5 +244,71 @@ describe("redact: reports keep their time (issue: a report split across reads mo
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("redact: protocol structure is never a match, and no secret hides in it (table)", () => {
+  const SECRET = "hunter2SECRETzz";
+  const cases: { name: string; pattern: string; src: string; want: string }[] = [
+    {
+      name: "a pattern that is a state keeps valid reports (only the text outside them is scrubbed)",
+      pattern: "working",
+      src: "\x1b]7501;state=working:app=a\x1b\\working",
+      want: "\x1b]7501;state=working:app=a\x1b\\[R]",
+    },
+    {
+      name: "a valid kind and progress are vocabulary",
+      pattern: "permission|50",
+      src: "\x1b]7501;state=blocked:kind=permission\x1b\\\x1b]7501;state=working:progress=50\x07",
+      want: "\x1b]7501;state=blocked:kind=permission\x1b\\\x1b]7501;state=working:progress=50\x07",
+    },
+    {
+      name: "a secret as an invalid state, kind or progress is scrubbed",
+      pattern: SECRET,
+      src: `\x1b]7501;state=${SECRET}:kind=${SECRET}:progress=${SECRET}\x1b\\`,
+      want: "\x1b]7501;state=redacted-1:kind=redacted-1:progress=redacted-1\x1b\\",
+    },
+    {
+      name: "an unknown key's name keeps its length",
+      pattern: "hunter",
+      src: "\x1b]7501;state=idle:xhunter=1\x1b\\",
+      want: "\x1b]7501;state=idle:xxxxxxx=1\x1b\\",
+    },
+    {
+      name: "a secret as shown, split by a report: the shown characters go, the report stays",
+      pattern: SECRET,
+      src: "hun\x1b]7501;state=blocked\x1b\\ter2SE\x1b[1mCRETzz",
+      want: "[R]\x1b]7501;state=blocked\x1b\\\x1b[1m",
+    },
+    {
+      name: "a raw match running into a report: its bytes outside the report go, the report stays",
+      pattern: "pw=[^\\n]*",
+      src: "pw=abc\x1b]7501;state=idle\x07def\n",
+      want: "[R]\x1b]7501;state=idle\x07\n",
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const src = [o(0, c.src)];
+      const { events } = run([compilePattern(c.pattern)], { cols: 80, rows: 24 }, src);
+      assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), c.want);
+      assert.deepEqual(reports(events), reports(src));
+    });
+  }
+  test("numbers anywhere in the header are matched as their JSON text; size, start time and idle limit are not", () => {
+    const header: Header = {
+      cols: 80,
+      rows: 24,
+      timestamp: 12345678,
+      idleTimeLimit: 2,
+      envExtra: { X_SECRET: 12345678, LIST: [12345678, 1] },
+      extra: { pin: 12345678, deep: { n: 12345678 } },
+      theme: { n: 12345678 },
+    };
+    const { header: h, r } = run([compilePattern("12345678")], header, []);
+    assert.equal(r.stats.header, 5);
+    assert.equal(h.timestamp, 12345678);
+    assert.deepEqual(h.envExtra, { X_SECRET: "[R]", LIST: ["[R]", 1] });
+    assert.deepEqual(h.extra, { pin: "[R]", deep: { n: "[R]" } });
   });
 });
