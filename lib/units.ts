@@ -3,11 +3,31 @@
 
 import { UsageError } from "./errors.ts";
 
-/** The one window-size range, for every --size and every size a reader accepts from a flag. */
+/**
+ * The one window-size range, for every --size and every size a reader accepts from a flag.
+ * 2000: a tmux window resized to 1200 columns was recorded and then refused by every
+ * reader (at 1000); a screen of 2000x2000 with its scrollback is ~50 MB of cells.
+ */
 export const SIZE_MIN = 2;
-export const SIZE_MAX = 1000;
+export const SIZE_MAX = 2000;
 
-/** Seconds from "12", "1.5", "500ms", "2s", "1m30s", "1h". */
+/**
+ * A window size as pstlab records it: 1–SIZE_MAX each way, so that every recording reads
+ * back. A larger terminal gives its program this size (the recorder says so in a marker).
+ */
+export function fitSize(cols: number, rows: number): { cols: number; rows: number } {
+  const fit = (n: number) => Math.min(Math.max(1, Math.floor(n) || 1), SIZE_MAX);
+  return { cols: fit(cols), rows: fit(rows) };
+}
+
+/**
+ * The longest time pstlab takes or writes, in seconds (~3 years): a capture's times
+ * (recording/model.ts MAX_TIME) and every duration typed. A gap or a timeout past it
+ * would only fail later — a writer refusing the time it makes, a timer overflowing.
+ */
+export const MAX_SECONDS = 1e8;
+
+/** Seconds from "12", "1.5", "500ms", "2s", "1m30s", "1h"; at most MAX_SECONDS. */
 export function parseDuration(s: string, what = "duration"): number {
   const t = s.trim();
   let total = 0;
@@ -23,6 +43,7 @@ export function parseDuration(s: string, what = "duration"): number {
     if (matched !== t.length || t.length === 0) total = NaN;
   }
   if (!Number.isFinite(total)) throw new UsageError(`bad ${what} "${s}" (use seconds, or e.g. 500ms, 2s, 1m30s)`);
+  if (total > MAX_SECONDS) throw new UsageError(`bad ${what} "${s}" (at most ${MAX_SECONDS} s, about 3 years)`);
   return total;
 }
 

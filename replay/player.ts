@@ -7,6 +7,7 @@
 // `g` then a time and Enter to jump, `]` next marker, `+`/`-` speed, `q` quit.
 
 import type { Event } from "../lib/recording/model.ts";
+import { later } from "../lib/timers.ts";
 
 export interface PlayOptions {
   speed: number;
@@ -185,12 +186,12 @@ export class Player {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((r) => {
-      const t = setTimeout(() => {
+      const t = later(() => {
         this.wake = null;
         r();
       }, ms);
       this.wake = () => {
-        clearTimeout(t);
+        t.clear();
         this.wake = null;
         r();
       };

@@ -4,7 +4,7 @@ import { defineCommand, err } from "./common.ts";
 import { AT_LEAST_ONE_FILE, duration, INPUT_OPTIONS, OUTPUT, RECORDING_OUTPUT_OPTIONS } from "./options.ts";
 import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
-import type { Event, Recording } from "../recording/model.ts";
+import { type Event, MAX_TIME, type Recording } from "../recording/model.ts";
 import { sameFile } from "../recording/sink.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
@@ -51,6 +51,14 @@ async function* concatenated(recs: Recording[], gap: number, carried: CarriedTru
     const rec = recs[i];
     if (i > 0) {
       offset = last + gap;
+      // The writer takes no time past MAX_TIME (no reader would read it back): said here, as the flag's fault.
+      if (offset > MAX_TIME) {
+        throw new UsageError(
+          `cat: with --gap ${gap} s, ${rec.path} would start at ${
+            offset.toFixed(3)
+          } s, past the ${MAX_TIME} s a capture may hold`,
+        );
+      }
       if (rec.header.cols !== size.cols || rec.header.rows !== size.rows) {
         size = { cols: rec.header.cols, rows: rec.header.rows };
         yield { t: offset, kind: "resize", ...size };

@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
+import { loadCommands } from "./commands.ts";
+import type { Opt } from "./options.ts";
+import { MAX_SECONDS } from "../units.ts";
+import { UsageError } from "../errors.ts";
 
 const dir = tmpDir("pstlab-consistency-");
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -32,8 +36,30 @@ describe("one line and exit 2 for bad input", () => {
     oneLineError(["screen", DEPLOY, "--at=-5"], /bad --at "-5"/);
     oneLineError(["play", DEPLOY, "--speed", "-1"], /^pstlab: play: bad --speed "-1"/);
     oneLineError(["report", DEPLOY, "--jobs", "0"], /bad --jobs "0"/);
-    oneLineError(["screen", DEPLOY, "--size", "0x0"], /bad --size "0x0" \(use COLSxROWS, each 2–1000/);
-    oneLineError(["record", "--size", "5000x10", "--", "true"], /bad --size "5000x10" \(use COLSxROWS, each 2–1000/);
+    oneLineError(["screen", DEPLOY, "--size", "0x0"], /bad --size "0x0" \(use COLSxROWS, each 2–2000/);
+    oneLineError(["record", "--size", "5000x10", "--", "true"], /bad --size "5000x10" \(use COLSxROWS, each 2–2000/);
+  });
+  test("every duration option of every command refuses what no timer or capture could hold", async () => {
+    // A duration past MAX_SECONDS only failed later: `record --timeout 700h` overflowed its
+    // timer and killed the program at once, `cat --gap 99999999` died writing the time.
+    let durations = 0;
+    for (const c of await loadCommands()) {
+      for (const [name, opt] of Object.entries(c.spec.options as Record<string, Opt<unknown>>)) {
+        if (!opt.parse) continue;
+        let isDuration = true;
+        try {
+          isDuration = opt.parse("1m30s", `--${name}`) === 90;
+        } catch {
+          isDuration = false;
+        }
+        if (!isDuration) continue;
+        durations++;
+        for (const big of [String(MAX_SECONDS + 1), "99999999999", "700000000h"]) {
+          assert.throws(() => opt.parse!(big, `--${name}`), UsageError, `${c.spec.name} --${name} ${big}`);
+        }
+      }
+    }
+    assert.ok(durations >= 5, `only ${durations} duration options found`);
   });
   test("a manifest error names the file from --manifest and from --detectors alike", () => {
     const bad = writeTmp(dir, "bad.toml", "[[rules]\nid = 1\n");

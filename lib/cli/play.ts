@@ -31,6 +31,7 @@ import { checkWindow, warnWindowPastEnd, watchEnd } from "./times.ts";
 import { parseDuration } from "../units.ts";
 import { disarm } from "../text.ts";
 import { ModeTracker } from "./term_modes.ts";
+import { later, type Timer } from "../timers.ts";
 
 /** The side-by-side panel's detectors when --detectors is not given. */
 const PANEL = [
@@ -279,14 +280,14 @@ export const command = defineCommand(spec, async (p) => {
   // ESC quit playback). A lone ESC is Esc once ESC_WAIT_MS pass with nothing after it.
   const input = new TermInput();
   const decoder = new TextDecoder();
-  let inputTimer: ReturnType<typeof setTimeout> | null = null;
+  let inputTimer: Timer | null = null;
   const onKey = (d: Uint8Array | string) => {
-    if (inputTimer !== null) clearTimeout(inputTimer);
+    inputTimer?.clear();
     inputTimer = null;
     onKeys(input.feed(typeof d === "string" ? d : decoder.decode(d, { stream: true })));
     const wait = input.wait();
     if (wait !== null) {
-      inputTimer = setTimeout(() => {
+      inputTimer = later(() => {
         inputTimer = null;
         onKeys(input.timeout());
       }, wait);
@@ -349,7 +350,7 @@ export const command = defineCommand(spec, async (p) => {
       } catch { /* the terminal is gone (SIGHUP) */ }
     }
     panel?.stop();
-    if (inputTimer !== null) clearTimeout(inputTimer);
+    inputTimer?.clear();
     if (tty) {
       stdin.setRawMode?.(false);
       stdin.off("data", onKey);

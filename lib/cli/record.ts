@@ -28,7 +28,7 @@ import { SIGNALS, SpawnError } from "../pty/index.ts";
 import { processTerminal } from "./terminal.ts";
 import { UsageError, UserError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
-import { parseDuration } from "../units.ts";
+import { fitSize, parseDuration } from "../units.ts";
 import { disarm, plural } from "../text.ts";
 
 export const spec = {
@@ -374,8 +374,9 @@ export const command = defineCommand(spec, async (p) => {
     append: !!appendSize,
     header: !appendSize,
   });
-  if (appendSize && (appendSize.cols !== opts.cols || appendSize.rows !== opts.rows)) {
-    o.writer.event({ t: 0, kind: "resize", cols: opts.cols, rows: opts.rows });
+  const fitted = fitSize(opts.cols, opts.rows);
+  if (appendSize && (appendSize.cols !== fitted.cols || appendSize.rows !== fitted.rows)) {
+    o.writer.event({ t: 0, kind: "resize", ...fitted });
   }
   if (opts.captureInput && !quiet) {
     err("pstlab: warning: --capture-input records everything typed, passwords included\n");
@@ -468,8 +469,7 @@ async function recordTmuxPane(
     target.socket ? ` on tmux -L ${shownName(target.socket)}` : ""
   }`;
   const header: Header = {
-    cols: info.cols,
-    rows: info.rows,
+    ...fitSize(info.cols, info.rows),
     termType: "tmux-256color",
     timestamp: Math.floor(Date.now() / 1000),
     command: info.command,

@@ -193,6 +193,14 @@ describe("record (headless, real PTY)", () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.txt:2: unknown command "frobnicate"/);
   });
+  test("a script's resize past what a reader takes is refused at its line", () => {
+    for (const size of ["5000x5000", "2001x10", "10x2001", "1x1"]) {
+      const s = writeTmp(dir, "big.txt", `sleep 10ms\nresize ${size}\n`);
+      const r = record(["--script", s, "-o", castPath(), "--", "true"]);
+      assert.equal(r.code, 2, size);
+      assert.match(r.stderr, /big\.txt:2: resize needs COLSxROWS, each 2–2000/, size);
+    }
+  });
   test("truth labels from any process through $PSTLAB_LABELS", async () => {
     const p = castPath();
     record([

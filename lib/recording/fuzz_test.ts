@@ -11,6 +11,7 @@ import { type OpenOptions, openRecording } from "./open.ts";
 import { collect, encodeTtyrecFrame, ROOT, tmpDir } from "../testkit.ts";
 import { Tracker } from "../osc7501/tracker.ts";
 import { UserError } from "../errors.ts";
+import { MAX_DIMENSION } from "./model.ts";
 import { analyzeFile } from "../../replay/analyze.ts";
 
 const RUNS = Number(process.env.PSTLAB_FUZZ_RUNS ?? 60);
@@ -71,10 +72,16 @@ async function readsOrRefuses(bytes: Uint8Array, name: string, opts: OpenOptions
     for (const e of events) {
       assert.ok(Number.isFinite(e.t) && e.t >= 0, `time ${e.t}`);
       if (e.kind === "resize") {
-        assert.ok(e.cols >= 1 && e.rows >= 1 && e.cols <= 1000 && e.rows <= 1000, `${e.cols}x${e.rows}`);
+        assert.ok(
+          e.cols >= 1 && e.rows >= 1 && e.cols <= MAX_DIMENSION && e.rows <= MAX_DIMENSION,
+          `${e.cols}x${e.rows}`,
+        );
       }
     }
-    assert.ok(rec.header.cols >= 1 && rec.header.cols <= 1000 && rec.header.rows >= 1 && rec.header.rows <= 1000);
+    assert.ok(
+      rec.header.cols >= 1 && rec.header.cols <= MAX_DIMENSION && rec.header.rows >= 1 &&
+        rec.header.rows <= MAX_DIMENSION,
+    );
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     assert.ok(!e.oneLine().includes("\n"), e.oneLine());

@@ -29,15 +29,15 @@ const H = '{"version":3,"term":{"cols":80,"rows":24}}';
 
 describe("window sizes: 1–MAX_DIMENSION in every reader", () => {
   test("asciicast header and resize events", async () => {
-    assert.equal(MAX_DIMENSION, 1000);
+    assert.equal(MAX_DIMENSION, 2000);
     await readAll(cast(`{"version":3,"term":{"cols":${MAX_DIMENSION},"rows":${MAX_DIMENSION}}}`));
     await rejects(
       cast(`{"version":3,"term":{"cols":${MAX_DIMENSION + 1},"rows":24}}`),
-      /:1: header: term.cols must be an integer 0–1000, got 1001/,
+      /:1: header: term.cols must be an integer 0–2000, got 2001/,
     );
-    await rejects(cast('{"version":2,"width":65535,"height":65535}'), /:1: header: width must be an integer 0–1000/);
+    await rejects(cast('{"version":2,"width":65535,"height":65535}'), /:1: header: width must be an integer 0–2000/);
     await readAll(cast(H, `[0.1,"r","${MAX_DIMENSION}x1"]`));
-    await rejects(cast(H, `[0.1,"r","${MAX_DIMENSION + 1}x1"]`), /:2: resize 1001x1 is out of range/);
+    await rejects(cast(H, `[0.1,"r","${MAX_DIMENSION + 1}x1"]`), /:2: resize 2001x1 is out of range/);
   });
   test("ttyrec CSI 8;rows;cols t", async () => {
     const ok = writeTmp(

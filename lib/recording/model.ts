@@ -3,7 +3,7 @@
 // everywhere inside pstlab; only readers and writers convert.
 
 import { FixtureError } from "../errors.ts";
-import { SIZE_MAX } from "../units.ts";
+import { MAX_SECONDS, SIZE_MAX } from "../units.ts";
 
 export interface Header {
   cols: number;
@@ -93,7 +93,7 @@ export const DEFAULT_SIZE = { cols: 120, rows: 32 };
 /** The largest window a reader accepts, each way (the same as --size). */
 export const MAX_DIMENSION = SIZE_MAX;
 /** The latest time a reader accepts, in seconds (~3 years): beyond it a time field is corrupt. */
-export const MAX_TIME = 1e8;
+export const MAX_TIME = MAX_SECONDS;
 
 /** A size a reader found: 1–MAX_DIMENSION each way, or a FixtureError naming where. */
 export function checkedSize(

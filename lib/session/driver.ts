@@ -1,9 +1,10 @@
-import { parseDuration } from "../units.ts";
+import { parseDuration, SIZE_MAX, SIZE_MIN } from "../units.ts";
 import { FixtureError } from "../errors.ts";
 import { LABEL_KEYS } from "./label_keys.ts";
 import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import type { ScreenChanges } from "./screen_worker.ts";
 import { changedSince, type ScreenMark } from "../screen/screen.ts";
+import { sleep } from "../timers.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a regex (Rust syntax, ^ $ per row) on the emulated
@@ -156,7 +157,9 @@ export function parseScript(text: string, file: string): Step[] {
         return;
       case "resize": {
         const m = /^([0-9]+)x([0-9]+)$/.exec(rest);
-        if (!m || Number(m[1]) < 2 || Number(m[2]) < 2) fail("resize needs COLSxROWS");
+        if (!m || [m[1], m[2]].some((n) => Number(n) < SIZE_MIN || Number(n) > SIZE_MAX)) {
+          fail(`resize needs COLSxROWS, each ${SIZE_MIN}–${SIZE_MAX}`);
+        }
         steps.push({ line, op, cols: Number(m![1]), rows: Number(m![2]) });
         return;
       }
@@ -189,7 +192,6 @@ export class ScriptFailed extends Error {
 }
 
 const POLL_MS = 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runScript(steps: Step[], host: ScriptHost, file: string, stop: () => boolean): Promise<void> {
   // No mark before the first step: everything the program wrote since the recording

@@ -25,6 +25,8 @@ import { InputError, UserError } from "../errors.ts";
 import { DEFAULT_PREFIX, LabelKeys } from "./label_keys.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
 import { GarbageWatch } from "../runtime.ts";
+import { later, sleep, type Timer } from "../timers.ts";
+import { fitSize, SIZE_MAX } from "../units.ts";
 import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
 import { formatForeground, HOOK_CODE, PROCESS_CODE, type SourceName } from "../recording/sources.ts";
 
@@ -113,8 +115,7 @@ export function headerFor(
   extra: { title?: string; idleTimeLimit?: number; envCapture: Record<string, string>; provenance: Provenance },
 ): Header {
   const h: Header = {
-    cols: o.cols,
-    rows: o.rows,
+    ...fitSize(o.cols, o.rows),
     termType: o.env.TERM ?? "xterm-256color",
     timestamp: Math.floor(Date.now() / 1000),
     command: o.argv.map(shellQuote).join(" "),
@@ -165,7 +166,7 @@ class Session {
   private foreground: ForegroundWatch | null = null;
   private readonly screen: RemoteScreen | null;
   private readonly filter: QueryFilter | null;
-  private filterTimer: ReturnType<typeof setTimeout> | null = null;
+  private filterTimer: Timer | null = null;
   // The scanner finds queries (and counts reports) in stream order; `base` is the
   // absolute offset of the current read so query ends map into it.
   private base = 0;
@@ -174,15 +175,15 @@ class Session {
   private readonly term: Terminal;
   private rawMode = false;
   private size: { cols: number; rows: number };
-  private killTimer: ReturnType<typeof setTimeout> | null = null;
-  private timeoutTimer: ReturnType<typeof setTimeout> | null = null;
+  private killTimer: Timer | null = null;
+  private timeoutTimer: Timer | null = null;
   private readonly cleanups: (() => void)[] = [];
   private exit: Promise<PtyExit> | null = null;
 
   constructor(private readonly o: SessionOptions, private readonly writer: RecordingWriter) {
     this.t0 = o.startedAt ?? performance.now();
     this.term = o.terminal ?? nullTerminal();
-    this.size = { cols: o.cols, rows: o.rows };
+    this.size = fitSize(o.cols, o.rows);
     this.labels = new LabelChannel((label) => {
       this.labelLog.push(label);
       this.write({ t: this.now(), kind: "marker", label });
@@ -206,7 +207,7 @@ class Session {
     // It starts with the first read that is more than plain text, or the script's first
     // look at the screen: a program that prints only plain text never needs it.
     this.screen = o.headless
-      ? new RemoteScreen(o.cols, o.rows, (r) => this.pty?.write(r), {
+      ? new RemoteScreen(this.size.cols, this.size.rows, (r) => this.pty?.write(r), {
         onFallback: (why) => o.onWarning?.(`screen worker unavailable (${why}); emulating in-process`),
         lazy: true,
       })
@@ -226,11 +227,11 @@ class Session {
 
   readonly now = () => (performance.now() - this.t0) / 1000;
 
-  private readonly lateAnswers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly lateAnswers = new Set<Timer>();
 
   /** --answer-delay: the reply goes to the child after the delay, unless it has exited by then. */
   private answerLate(reply: Uint8Array, delay: number): void {
-    const timer = setTimeout(() => {
+    const timer = later(() => {
       this.lateAnswers.delete(timer);
       if (this.pty && !this.exited) {
         this.pty.write(reply);
@@ -311,11 +312,11 @@ class Session {
     if (!filter) return;
     const pass = filter.push(bytes);
     if (pass.length) this.term.write(pass);
-    if (this.filterTimer) clearTimeout(this.filterTimer);
+    this.filterTimer?.clear();
     // A read that ended inside what could be a query is shown once the program
     // pauses, so nothing is held back from the user for long.
     if (filter.holding) {
-      this.filterTimer = setTimeout(() => {
+      this.filterTimer = later(() => {
         const h = filter.flush();
         if (h.length) this.term.write(h);
       }, 15);
@@ -327,9 +328,9 @@ class Session {
     if (this.labels.path) env.PSTLAB_LABELS = this.labels.path;
     if (this.hooks) env.PSTLAB_HOOKS = this.hooks.path;
     try {
-      this.pty = await spawnPty({ argv: this.o.argv, cols: this.o.cols, rows: this.o.rows, env, onData: this.onData });
+      this.pty = await spawnPty({ argv: this.o.argv, ...this.size, env, onData: this.onData });
     } catch (e) {
-      if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+      this.timeoutTimer?.clear();
       for (const c of this.cleanups.splice(0).reverse()) c(); // the signal handlers
       this.labels.close();
       this.hooks?.close();
@@ -390,13 +391,13 @@ class Session {
     if (r.forward.length) this.onInput(r.forward);
   };
 
-  private titleTimer: ReturnType<typeof setTimeout> | null = null;
+  private titleTimer: Timer | null = null;
 
   /** Tells the person the label was taken, outside the recording: the window's title for a moment. */
   private confirm(label: string, ok = true): void {
-    if (this.titleTimer) clearTimeout(this.titleTimer);
+    this.titleTimer?.clear();
     this.term.title(ok ? `pstlab ✓ ${label}` : `pstlab: ${label}`);
-    this.titleTimer = setTimeout(() => {
+    this.titleTimer = later(() => {
       this.titleTimer = null;
       this.term.title(null);
     }, 1500);
@@ -456,7 +457,7 @@ class Session {
       if (eofTimer) clearInterval(eofTimer);
       stopListening();
       if (this.titleTimer) {
-        clearTimeout(this.titleTimer);
+        this.titleTimer.clear();
         this.titleTimer = null;
         term.title(null);
       }
@@ -466,8 +467,17 @@ class Session {
   }
 
   /** Window size: record only real changes. */
-  private readonly resize = (cols: number, rows: number) => {
+  private readonly resize = (asked: number, askedRows: number) => {
+    const { cols, rows } = fitSize(asked, askedRows);
     if (cols === this.size.cols && rows === this.size.rows) return;
+    if (cols !== asked || rows !== askedRows) {
+      this.write({
+        t: this.now(),
+        kind: "marker",
+        label:
+          `pstlab: window ${asked}x${askedRows} is larger than pstlab records (${SIZE_MAX} each way): the program was given ${cols}x${rows}`,
+      });
+    }
     this.size = { cols, rows };
     this.pty?.resize(cols, rows);
     this.screen?.resize(cols, rows);
@@ -487,7 +497,7 @@ class Session {
   /** SIGTERM, and SIGKILL 2 s later for a child that ignores it (cleared on exit). */
   private readonly stopChild = () => {
     this.pty?.kill("SIGTERM");
-    this.killTimer ??= setTimeout(() => {
+    this.killTimer ??= later(() => {
       if (!this.exited) this.pty?.kill("SIGKILL");
     }, 2000);
   };
@@ -502,7 +512,7 @@ class Session {
     }));
     const timeout = this.o.timeout;
     if (timeout) {
-      this.timeoutTimer = setTimeout(() => {
+      this.timeoutTimer = later(() => {
         this.timedOut = true;
         this.stopChild();
       }, timeout * 1000);
@@ -554,9 +564,9 @@ class Session {
     try {
       const exit = await this.exit!;
       // Drain to EOF: the child's last bytes may still be in the pty.
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([pty.drained, new Promise((r) => (graceTimer = setTimeout(r, this.o.drainGraceMs ?? 2000)))]);
-      clearTimeout(graceTimer); // a pending timer would keep the process alive
+      let graceTimer: Timer | undefined;
+      await Promise.race([pty.drained, new Promise<void>((r) => (graceTimer = later(r, this.o.drainGraceMs ?? 2000)))]);
+      graceTimer?.clear(); // a pending timer would keep the process alive
       for (const d of drivers) await d;
       return { exit, end: this.now() }; // before waiting for the screen worker to catch up
     } finally {
@@ -565,10 +575,10 @@ class Session {
   }
 
   private async undo(pty: Pty): Promise<void> {
-    if (this.killTimer) clearTimeout(this.killTimer);
-    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    if (this.filterTimer) clearTimeout(this.filterTimer);
-    for (const t of this.lateAnswers) clearTimeout(t); // a pending answer would keep the process alive
+    this.killTimer?.clear();
+    this.timeoutTimer?.clear();
+    this.filterTimer?.clear();
+    for (const t of this.lateAnswers) t.clear(); // a pending answer would keep the process alive
     if (this.filter) {
       const h = this.filter.flush();
       if (h.length) this.term.write(h);
@@ -598,7 +608,7 @@ class Session {
   private async endGroup(pid: number): Promise<void> {
     if (!groupAlive(pid)) return;
     signalGroup(pid, "SIGTERM");
-    for (let i = 0; i < 10 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 10 && groupAlive(pid); i++) await sleep(50);
     if (groupAlive(pid)) signalGroup(pid, "SIGKILL");
   }
 

@@ -9,6 +9,7 @@ import { STOP_SIGNALS, type StopSignal, type Terminal, type TerminalSize } from 
 import type { Event } from "../recording/model.ts";
 import { concatOutput, memoryWriter } from "../testkit.ts";
 import { DEFAULT_PREFIX } from "./label_keys.ts";
+import { SIZE_MAX } from "../units.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -134,6 +135,28 @@ describe("the session and its terminal", () => {
     assert.equal(term.titles[0], "pstlab ✓ truth:working");
     assert.equal(term.titles.at(-1), null, "the user's title was not brought back");
     assert.deepEqual([term.resizes.size, term.signals.size, term.exits.size], [0, 0, 0]);
+  });
+
+  test("a window larger than pstlab records gives the program the largest size a reader takes, and says so", async () => {
+    const term = new FakeTerminal(true);
+    const writer = memoryWriter();
+    const done = runSession(options(["sh", "-c", "read x; stty size"], term), writer);
+    await term.listening();
+    term.resize(SIZE_MAX + 500, 40);
+    term.type("\r");
+    const r = await done;
+    assert.equal(r.status, 0);
+    const resizes = writer.events.filter((e) => e.kind === "resize").map((e) => [
+      (e as TerminalSize).cols,
+      (e as TerminalSize).rows,
+    ]);
+    assert.deepEqual(resizes, [[SIZE_MAX, 40]]);
+    assert.match(outputText(writer.events), new RegExp(`40 ${SIZE_MAX}`), "the program saw another size");
+    const markers = writer.events.filter((e) => e.kind === "marker").map((e) => (e as { label: string }).label);
+    assert.ok(
+      markers.some((m) => m.includes(`window ${SIZE_MAX + 500}x40 is larger than pstlab records`)),
+      markers.join(),
+    );
   });
 
   for (const sig of STOP_SIGNALS) {

@@ -19,6 +19,7 @@ import { workerUrl } from "../runtime.ts";
 import { type Answer, feedWithAnswers } from "./feed.ts";
 import { PlainTail } from "./plain_tail.ts";
 import { SCROLLBACK } from "../screen/scrollback.ts";
+import { later, type Timer } from "../timers.ts";
 
 /** The most bytes posted to the worker and not yet parsed before write() waits. */
 export const IN_FLIGHT = 1 << 20;
@@ -232,9 +233,9 @@ export class RemoteScreen {
   async close(): Promise<void> {
     if (this.tail) return; // never started: nothing to answer, no worker to end
     this.send({ type: "close" });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.closed, new Promise((r) => (timer = setTimeout(r, 3000)))]);
-    clearTimeout(timer);
+    let timer: Timer | undefined;
+    await Promise.race([this.closed, new Promise<void>((r) => (timer = later(r, 3000)))]);
+    timer?.clear();
     this.worker?.terminate();
   }
 }

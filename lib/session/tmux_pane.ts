@@ -22,6 +22,8 @@ import { formatForeground, PROCESS_CODE } from "../recording/sources.ts";
 import { foregroundAvailable, ForegroundWatch } from "./foreground.ts";
 import { nullTerminal, type Terminal } from "./terminal.ts";
 import { whyNoTempFolder } from "./labels.ts";
+import { sleep } from "../timers.ts";
+import { fitSize } from "../units.ts";
 
 export interface PaneTarget {
   target: string;
@@ -213,7 +215,7 @@ export async function recordPane(o: PaneSessionOptions, writer: RecordingWriter,
     let size = parseInfo(r.out.slice(0, nl)) ?? info;
     // The header has the size `info` saw; a resize in between is an event like any other.
     if (size.cols !== info.cols || size.rows !== info.rows) {
-      write({ t: 0, kind: "resize", cols: size.cols, rows: size.rows });
+      write({ t: 0, kind: "resize", ...fitSize(size.cols, size.rows) });
     }
     const screen = screenBytes(size, r.out.slice(nl + 1));
     write({ t: 0, kind: "output", bytes: screen });
@@ -261,14 +263,15 @@ export async function recordPane(o: PaneSessionOptions, writer: RecordingWriter,
         }
         if (p.cols !== size.cols || p.rows !== size.rows) {
           drain(); // bytes drawn at the old size come first
-          write({ t: now(), kind: "resize", cols: p.cols, rows: p.rows });
+          // Past SIZE_MAX the pane is recorded at the largest size a reader takes (tmux's pane is not ours to resize).
+          write({ t: now(), kind: "resize", ...fitSize(p.cols, p.rows) });
         }
         size = p;
       }
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
     // The pane's last bytes may still be on their way through cat.
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     drain();
     const duration = now();
     // The recording lasts until it stopped, not until the pane's last output: a prompt

@@ -19,6 +19,7 @@ import { between, pick, rng } from "./rng.ts";
 import { encodeBase64 } from "../osc7501/base64.ts";
 import { parseQueryReplyBody } from "../osc7501/parse.ts";
 import type { HookMode, ProtocolMode } from "./modes.ts";
+import { later, sleep as sleepMs } from "../timers.ts";
 
 export interface AgentOptions {
   seed: number;
@@ -86,7 +87,7 @@ export const TASKS = [
   "speed up the tail buffer",
 ];
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
+const sleep = (s: number) => sleepMs(s * 1000);
 
 type Stdin = NodeJS.ReadStream & { setRawMode?: (b: boolean) => void };
 
@@ -262,7 +263,7 @@ class Agent {
       b = `${body.replace(/:msg=[^:]*/, "")}:${bad}`;
     }
     const seq = `\x1b]7501;${b}\x1b\\`;
-    if (mode.mode === "late") setTimeout(() => this.tty.out(seq), mode.delay * 1000);
+    if (mode.mode === "late") later(() => this.tty.out(seq), mode.delay * 1000);
     else this.tty.out(seq);
   }
 
@@ -286,7 +287,7 @@ class Agent {
       child.on("error", () => {}); // a hook that cannot start is a failed hook: never the agent's problem
       child.unref();
     };
-    if (mode.mode === "late") setTimeout(run, mode.delay * 1000);
+    if (mode.mode === "late") later(run, mode.delay * 1000);
     else run();
   }
 

@@ -5,6 +5,7 @@
 
 import { between, pick, rng } from "./rng.ts";
 import { TASKS } from "./agent.ts";
+import { sleep as sleepMs } from "../timers.ts";
 
 export interface BotHost {
   now(): number;
@@ -14,7 +15,7 @@ export interface BotHost {
   labels(): string[];
 }
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, Math.max(0, s * 1000)));
+const sleep = (s: number) => sleepMs(s * 1000);
 
 export async function runBot(
   host: BotHost,
