@@ -284,9 +284,12 @@ export class Redactor {
   /** Feeds one event; returns the events that are now safe to write, in order. */
   push(e: Event): Event[] {
     if (e.kind === "marker") {
-      const [label, n] = redactString(e.label, this.re, this.opts.replace);
+      // A truth label's state (and kind) is what the capture is scored against: the
+      // vocabulary stays, whatever the pattern; the rest of the label is free text.
+      const keep = truthVocabulary(e.label);
+      const [rest, n] = redactString(e.label.slice(keep), this.re, this.opts.replace);
       this.stats.markers += n;
-      e = { ...e, label };
+      e = { ...e, label: e.label.slice(0, keep) + rest };
     } else if (e.kind === "other") {
       const [data, n] = redactString(e.data, this.re, this.opts.replace);
       this.stats.other += n;
@@ -586,6 +589,16 @@ export class Redactor {
     }
     return spans.sort((a, b) => a.s - b.s);
   }
+}
+
+/**
+ * How much of a marker label is truth vocabulary: `truth:STATE` and `:KIND` when they are
+ * the protocol's words (score/truth.ts reads them; its states are among STATES).
+ */
+export function truthVocabulary(label: string): number {
+  const m = /^truth:([a-z]+)(?::([a-z]+))?/.exec(label);
+  if (!m || !(STATES as readonly string[]).includes(m[1])) return 0;
+  return m[2] !== undefined && (KINDS as readonly string[]).includes(m[2]) ? m[0].length : 6 + m[1].length;
 }
 
 /** Bytes of one event (or of reads joined) scanned at a time: see findSpansWindowed. */

@@ -295,6 +295,24 @@ describe("redact: protocol structure is never a match, and no secret hides in it
       assert.deepEqual(reports(events), reports(src));
     });
   }
+  test("truth markers keep their state and kind whatever the pattern; the rest of a label is scrubbed", () => {
+    const src: Event[] = [
+      { t: 0, kind: "marker", label: "truth:blocked:permission" },
+      { t: 1, kind: "marker", label: `truth:working:${SECRET}` },
+      { t: 2, kind: "marker", label: `note blocked ${SECRET}` },
+      { t: 3, kind: "marker", label: `truth:${SECRET}` },
+    ];
+    const { events } = run([compilePattern(`truth|blocked|permission|working|${SECRET}`)], {
+      cols: 80,
+      rows: 24,
+    }, src);
+    assert.deepEqual(events.map((e) => (e as { label: string }).label), [
+      "truth:blocked:permission",
+      "truth:working:[R]",
+      "note [R] [R]",
+      "[R]:[R]",
+    ]);
+  });
   test("numbers anywhere in the header are matched as their JSON text; size, start time and idle limit are not", () => {
     const header: Header = {
       cols: 80,
