@@ -23,7 +23,7 @@ import { UsageError } from "../errors.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
 import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
-import { KINDS, STATES } from "../osc7501/parse.ts";
+import { KINDS, parseBody, STATES } from "../osc7501/parse.ts";
 
 export interface RedactOptions {
   /** Through the one regex runner (lib/regex): a pattern that could backtrack catastrophically runs in linear time. */
@@ -405,15 +405,46 @@ export class Redactor {
   }
 
   /**
+   * A secret masked at its own length in bytes, each byte of the class the parser tells
+   * apart (a name character stays a name character, `/` `,` `=` `.` `+` `-` and
+   * controls stay), ending in the secret's number so two secrets stay two ids.
+   */
+  private mask(secret: string): string {
+    const n = this.placeholder(secret).replace(/^\D*/, "");
+    const out: string[] = [];
+    for (const ch of secret) {
+      const c = ch.codePointAt(0)!;
+      if (/[A-Za-z0-9_]/.test(ch)) out.push("x");
+      else if (c < 0x20 || c === 0x7f || "/,=.+-".includes(ch)) out.push(ch);
+      else out.push("!".repeat(te.encode(ch).length));
+    }
+    // The number replaces the last name characters (as many as there are).
+    let k = n.length - 1;
+    for (let i = out.length - 1; i >= 0 && k >= 0; i--) if (out[i] === "x") out[i] = n[k--];
+    return out.join("");
+  }
+
+  /**
    * base64 text decoded, scrubbed and re-encoded; null when it is not base64 (then it is
    * scrubbed as plain text). Decoded leniently — whitespace and line breaks skipped, as
    * the OSC 52 decoders of real terminals and tmux do — even in OSC 7501 `msg`, where the
    * spec calls such a pair malformed: the bytes are in the file either way.
    */
-  private base64Text(value: string, counts: Partial<RedactStats>, where: "osc7501" | "osc52"): string | null {
+  private base64Text(
+    value: string,
+    counts: Partial<RedactStats>,
+    where: "osc7501" | "osc52",
+    mask = false,
+  ): string | null {
     const raw = decodeBase64Strict(te.encode(value)) ?? decodeBase64Strict(te.encode(value.replace(/\s+/g, "")));
     if (!raw) return null;
-    const [v, n] = redactString(td.decode(raw), this.re, this.opts.replace);
+    // mask: as many bytes as the secret had, so the decoded length (and its limit) is kept.
+    const [v, n] = redactString(
+      td.decode(raw),
+      this.re,
+      this.opts.replace,
+      mask ? (m) => "*".repeat(te.encode(m).length) : undefined,
+    );
     if (n === 0) return value;
     counts[where] = (counts[where] ?? 0) + n;
     return encodeBase64(te.encode(v));
@@ -425,7 +456,24 @@ export class Redactor {
    * stay where they were, so a report split across reads still completes in the read it
    * completed in (the parser sees the same structure at the same time).
    */
-  private osc7501Edits(body: string, counts: Partial<RedactStats>): TextEdit[] {
+  private osc7501Edits(body: string, term: string, counts: Partial<RedactStats>): TextEdit[] {
+    const first: Partial<RedactStats> = {};
+    const edits = this.osc7501EditsAs(body, first, false);
+    // The gate: the parser must judge the scrubbed body as it judged the original (the
+    // same acceptance or rejection reason, the same fields present, the same notes). A
+    // placeholder can cross a limit the secret was over (an id segment of 40 bytes was
+    // rejected; redacted-1 is not): then every secret is masked at its own length.
+    if (edits.length === 0 || verdictOf(body, term) === verdictOf(applyEdits(body, edits), term)) {
+      addCounts(counts, first);
+      return edits;
+    }
+    const masked: Partial<RedactStats> = {};
+    const out = this.osc7501EditsAs(body, masked, true);
+    addCounts(counts, masked);
+    return out;
+  }
+
+  private osc7501EditsAs(body: string, counts: Partial<RedactStats>, mask: boolean): TextEdit[] {
     const edits: TextEdit[] = [];
     const re = this.re!;
     const fields = (s: string, at: number, key = false) => {
@@ -436,7 +484,7 @@ export class Redactor {
         edits.push({
           a: at + m.index,
           b: at + m.end,
-          with: key ? "x".repeat(m.text.length) : this.placeholder(m.text),
+          with: key ? "x".repeat(te.encode(m.text).length) : mask ? this.mask(m.text) : this.placeholder(m.text),
         });
         counts.osc7501Fields = (counts.osc7501Fields ?? 0) + 1;
       }
@@ -457,7 +505,7 @@ export class Redactor {
       if (!KNOWN_KEYS.has(key)) fields(pair.slice(0, eq), at, true);
       const value = pair.slice(eq + 1);
       if (key === "msg" || key === "title") {
-        const text = this.base64Text(value.trim(), counts, "osc7501");
+        const text = this.base64Text(value.trim(), counts, "osc7501", mask);
         if (text !== null) {
           if (text !== value.trim()) edits.push({ a: at + eq + 1, b: at + pair.length, with: text });
           continue;
@@ -529,11 +577,11 @@ export class Redactor {
       for (const osc of OSC) {
         osc.lastIndex = 0;
         for (let m; (m = osc.exec(text));) {
-          const [whole, intro, code, body] = m;
+          const [whole, intro, code, body, term] = m;
           const s = map[m.index], e = map[m.index + whole.length];
           if (seqs.some((o) => s < o.e && e > o.s)) continue; // one 8-bit inside a 7-bit body: scrubbed with it
           const counts: Partial<RedactStats> = {};
-          const edits = code === "7501" ? this.osc7501Edits(body, counts) : this.osc52Edits(body, counts);
+          const edits = code === "7501" ? this.osc7501Edits(body, term, counts) : this.osc52Edits(body, counts);
           const at = m.index + intro.length + code.length + 1;
           seqs.push({
             s,
@@ -589,6 +637,29 @@ export class Redactor {
     }
     return spans.sort((a, b) => a.s - b.s);
   }
+}
+
+/** The parser's judgement of a body, as much as a report or its scoring can see of it. */
+function verdictOf(body: string, term: string): string {
+  const r = parseBody(te.encode(body), term === "\x07" ? "bel" : "st");
+  if (r.type !== "report") return r.type === "rejected" ? `${r.disposition}:${r.reason}` : r.type;
+  const p = r.report;
+  const has = (v: unknown) => v === null ? "-" : "+";
+  return [p.state, has(p.id), p.kind, p.progress, has(p.app), has(p.title), has(p.msg), ...r.notes.map((n) => n.code)]
+    .join("|");
+}
+
+function applyEdits(s: string, edits: TextEdit[]): string {
+  let out = "", from = 0;
+  for (const x of [...edits].sort((a, b) => a.a - b.a)) {
+    out += s.slice(from, x.a) + x.with;
+    from = x.b;
+  }
+  return out + s.slice(from);
+}
+
+function addCounts(into: Partial<RedactStats>, from: Partial<RedactStats>): void {
+  for (const [k, n] of Object.entries(from)) into[k as keyof RedactStats] = (into[k as keyof RedactStats] ?? 0) + n;
 }
 
 /**

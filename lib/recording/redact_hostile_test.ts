@@ -221,6 +221,9 @@ describe("redact: reports keep their time (issue: a report split across reads mo
         `\x1b]7501;state=${SECRET}\x1b\\`,
         `\x1b]7501;state=working:progress=${SECRET}\x1b\\`,
         `\x1b]7501;state=blocked:kind=${SECRET}\x1b\\`,
+        `\x1b]7501;state=working:id=a/${SECRET.repeat(3)}\x1b\\`,
+        `\x1b]7501;state=working:app=${SECRET.repeat(5)}\x1b\\`,
+        `\x1b]7501;state=working:id=${SECRET} x\x1b\\`,
         "working…\r\n",
       ),
       fc.constantFrom(1, 2).map((d) =>
@@ -267,6 +270,13 @@ describe("redact: protocol structure is never a match, and no secret hides in it
       pattern: SECRET,
       src: `\x1b]7501;state=${SECRET}:kind=${SECRET}:progress=${SECRET}\x1b\\`,
       want: "\x1b]7501;state=redacted-1:kind=redacted-1:progress=redacted-1\x1b\\",
+    },
+    {
+      name:
+        "the parser judges the scrubbed report as the original: an id over the segment limit stays over it (masked)",
+      pattern: SECRET,
+      src: `\x1b]7501;state=working:id=${SECRET.repeat(3)}\x1b\\`,
+      want: `\x1b]7501;state=working:id=${`${"x".repeat(14)}1`.repeat(3)}\x1b\\`,
     },
     {
       name: "an unknown key's name keeps its length",
