@@ -598,18 +598,25 @@ export class Redactor {
     const replacement = te.encode(this.opts.replace);
     const empty = new Uint8Array(0);
     /** A match covering these byte ranges (in order): the first gets the replacement, the others are removed. */
+    const fixed = isOutput ? structure(text, map, seqs) : [];
     const add = (ranges: [number, number][]) => {
       const pieces: [number, number][] = [];
       for (const [s, e] of ranges) {
         let from = s;
-        for (const q of seqs) {
-          if (q.e <= from || q.s >= e) continue;
-          if (q.s > from) pieces.push([from, q.s]);
-          from = Math.max(from, q.e);
+        // The first fixed range ending after `s` (they are disjoint and sorted).
+        let lo = 0, hi = fixed.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (fixed[mid][1] <= s) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let k = lo; k < fixed.length && fixed[k][0] < e; k++) {
+          if (fixed[k][0] > from) pieces.push([from, fixed[k][0]]);
+          from = Math.max(from, fixed[k][1]);
         }
         if (from < e) pieces.push([from, e]);
       }
-      if (pieces.length === 0) return; // inside a protocol sequence: scrubbed with it
+      if (pieces.length === 0) return; // inside a protocol sequence (scrubbed with it) or structure only
       if (pieces.some(([s, e]) => plainParts.some((o) => s < o.e && e > o.s))) return; // handled already
       const parts = pieces.map(([s, e], k) => ({ s, e, with: k === 0 ? replacement : empty }));
       plainParts.push(...parts);
@@ -637,6 +644,35 @@ export class Redactor {
     }
     return spans.sort((a, b) => a.s - b.s);
   }
+}
+
+// A string sequence (OSC, DCS, SOS, PM, APC; 7- or 8-bit): its introducer (with an OSC's
+// number and `;`), its payload, its terminator when there is one.
+const STRING_SEQ =
+  /(\x1b\][0-9]*;?|\x1b[P^_X]|\u009d[0-9]*;?|[\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c]*(\x07|\x1b\\|\u009c)?/g;
+
+/**
+ * Byte ranges a plain match never changes, disjoint and sorted: OSC 7501/52 sequences
+ * whole (their own scrubber handles them) and every other string sequence's introducer
+ * and terminator. A pattern like `token=\S*` then cannot eat a title's BEL and leave the
+ * sequence open over the reports after it; a secret in a title's text is still scrubbed.
+ */
+function structure(text: string, map: Uint32Array, seqs: Span[]): [number, number][] {
+  const r: [number, number][] = seqs.map((q) => [q.s, q.e]);
+  STRING_SEQ.lastIndex = 0;
+  for (let m; (m = STRING_SEQ.exec(text));) {
+    const end = m.index + m[0].length;
+    r.push([map[m.index], map[m.index + m[1].length]]);
+    if (m[2]) r.push([map[end - m[2].length], map[end]]);
+  }
+  r.sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const x of r) {
+    const last = out.at(-1);
+    if (last && x[0] <= last[1]) last[1] = Math.max(last[1], x[1]);
+    else out.push([x[0], x[1]]);
+  }
+  return out;
 }
 
 /** The parser's judgement of a body, as much as a report or its scoring can see of it. */

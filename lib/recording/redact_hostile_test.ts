@@ -279,6 +279,13 @@ describe("redact: protocol structure is never a match, and no secret hides in it
       want: `\x1b]7501;state=working:id=${`${"x".repeat(14)}1`.repeat(3)}\x1b\\`,
     },
     {
+      name: "a raw match running over a title's terminator: the terminator and the report after it stay",
+      pattern: "pw=\\S*",
+      src: "\x1b]0;pw=abc\x07\x1b]7501;state=blocked\x07\x1bPq pw=x\x1b\\",
+      // "q" is the DCS's payload, inside the match: removed; its introducer stays.
+      want: "\x1b]0;[R]\x07\x1b]7501;state=blocked\x07\x1bP [R]\x1b\\",
+    },
+    {
       name: "an unknown key's name keeps its length",
       pattern: "hunter",
       src: "\x1b]7501;state=idle:xhunter=1\x1b\\",
