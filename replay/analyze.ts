@@ -21,6 +21,7 @@ import {
   truthFromLabelsFile,
   truthFromMarkers,
   truthFromTimeline,
+  truthMarkerWarnings,
 } from "../lib/score/truth.ts";
 import { readTextFile } from "../lib/recording/source.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -148,6 +149,7 @@ async function analyzeRecording(
   };
   const truthAt = truthDetector ? names.indexOf(names[asked.indexOf(truthDetector)]) : -1;
   const protocolAt = all.findIndex((d) => d.name === "protocol");
+  const markerWarnings = truthMarkerWarnings(path, markerTimes.map((t, i) => ({ t, label: markerLabels[i] })));
   let truth: Truth;
   try {
     truth = chooseTruth(
@@ -160,9 +162,8 @@ async function analyzeRecording(
   } catch (e) {
     // The reader's warnings (a truncated last line: the recording cut short, its markers
     // with it) are the likely why; they would be lost with the result that carries them.
-    if (e instanceof UsageError && rec.warnings.length) {
-      throw new UsageError(`${e.message} (and: ${rec.warnings.join("; ")})`);
-    }
+    const why = [...markerWarnings, ...rec.warnings];
+    if (e instanceof UsageError && why.length) throw new UsageError(`${e.message} (and: ${why.join("; ")})`);
     throw e;
   }
   // Only the requested detectors are scored; a --truth detector added for the truth is
@@ -192,7 +193,7 @@ async function analyzeRecording(
     ...(drawnTruthLane.changes === undefined ? {} : { truthChanges: drawnTruthLane.changes }),
     blockedEpisodes: scores[0]?.episodes.length ?? 0,
     scores,
-    warnings: [...rec.warnings, ...labelWarnings(truth, end, path)],
+    warnings: [...rec.warnings, ...markerWarnings, ...labelWarnings(truth, end, path)],
     timelines: drawn,
   };
 }

@@ -39,7 +39,7 @@ export const USES: Record<string, string[]> = Object.fromEntries(
     "lib/score": "lib lib/recording lib/detect",
     "lib/report": "lib lib/osc7501 lib/recording lib/detect lib/score",
     "lib/check": "lib lib/osc7501 lib/recording lib/detect lib/score",
-    "lib/session": "lib lib/regex lib/osc7501 lib/pty lib/recording lib/screen",
+    "lib/session": "lib lib/regex lib/osc7501 lib/pty lib/recording lib/screen lib/score",
     "lib/sim": "lib lib/osc7501",
     "replay": "lib lib/osc7501 lib/recording lib/detect lib/score lib/check",
     "bench": "lib lib/osc7501 lib/recording lib/screen lib/detect lib/sim replay",

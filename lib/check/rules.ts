@@ -61,6 +61,23 @@ export function parseRules(text: string, file: string): Rule[] {
     if (k !== "expect" && k !== "forbid") {
       throw new FixtureError(file, null, `unknown table "${k}" (use [[expect]] and [[forbid]])`);
     }
+    // [expect] (one table, not an array of them) parsed fine and was never read: the
+    // rules it meant passed without being checked.
+    if (!Array.isArray(doc[k])) {
+      const line = text.split("\n").findIndex((l) => new RegExp(`^\\s*\\[\\s*${k}\\s*\\]`).test(l));
+      throw new FixtureError(
+        file,
+        line < 0 ? null : line + 1,
+        `[${k}] is one table: write [[${k}]] (each rule its own)`,
+      );
+    }
+  }
+  if (Object.keys(doc).length === 0) {
+    throw new FixtureError(
+      file,
+      null,
+      "no rules (an [[expect]] or a [[forbid]]): a rules file that checks nothing passes everything",
+    );
   }
   const places = locate(text);
   const seen = { expect: 0, forbid: 0 };

@@ -20,6 +20,7 @@ import { openOptions } from "./input.ts";
 import { writeText } from "./output.ts";
 import { AUTO } from "../detect/choose.ts";
 import { resolveManifest } from "../detect/bundled.ts";
+import type { OpenOptions } from "../recording/open.ts";
 import { checkFile, readCapture } from "../../replay/check.ts";
 import { parseRules } from "../check/rules.ts";
 import { type CheckRun, CHECKS, exitCodeOf } from "../check/findings.ts";
@@ -146,9 +147,12 @@ export const command = defineCommand(spec, async (p) => {
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
   const tolerance = v.tolerance ?? 0.5;
-  const open = openOptions(v);
+  // What check judges is a capture: a file it could only guess is raw bytes is refused (give --raw).
+  const open: OpenOptions = { ...openOptions(v), captureOnly: true };
   const rules = v.rules ? { file: v.rules, rules: parseRules(readTextFile(v.rules), v.rules) } : undefined;
-  const golden = v.against ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log } : undefined;
+  const golden = v.against
+    ? { name: v.against, log: (await readCapture(v.against, manifest, { captureOnly: true })).log }
+    : undefined;
   const files = [];
   for (const path of p.positionals) files.push(await checkFile(path, { manifest, tolerance, open, golden, rules }));
   const run: CheckRun = {
@@ -208,7 +212,7 @@ async function matrixCommand(p: { values: CheckValues; positionals: string[]; ar
     : undefined;
   const rules = v.rules ? { file: v.rules, rules: parseRules(readTextFile(v.rules), v.rules) } : undefined;
   const golden = v.against && !goldenDir
-    ? { name: v.against, log: (await readCapture(v.against, manifest, {})).log }
+    ? { name: v.against, log: (await readCapture(v.against, manifest, { captureOnly: true })).log }
     : undefined;
   const dir = v.output ?? "pstlab-matrix";
   if (dir === "-") throw new UsageError("check: with --script, -o names the folder for the cells' captures");

@@ -344,6 +344,23 @@ describe("rules file", () => {
       cli(["check", sim("correct"), "--rules", unknown]).stderr,
       /unk\.toml:5: \[\[expect\]\]: unknown key "wen"/,
     );
+    // A rule that would never be read is refused, not passed: one table for an array of
+    // them, and a file with no rule at all.
+    for (
+      const [name, text, re] of [
+        [
+          "one.toml",
+          '# the rule\n[expect]\nfinal = "done"\n',
+          /one\.toml:2: \[expect\] is one table: write \[\[expect\]\]/,
+        ],
+        ["oneforbid.toml", '[forbid]\nstate = "idle"\n', /oneforbid\.toml:1: \[forbid\] is one table/],
+        ["empty.toml", "# nothing yet\n", /empty\.toml: no rules/],
+      ] as const
+    ) {
+      const r = cli(["check", sim("correct"), "--rules", writeTmp(dir, name, text)]);
+      assert.equal(r.code, 2, name);
+      assert.match(r.stderr, re);
+    }
   });
 });
 

@@ -63,6 +63,36 @@ describe("the README's bug-report clip", () => {
   }
 });
 
+describe("a cut inside an escape sequence", () => {
+  // An OSC 7501 report written in two reads, 1.1 s and 3.1 s: the report completes at 3.1 s.
+  const split = castText([
+    [0.1, "o", "hello\r\n"],
+    [1, "o", "Allow? \x1b]7501;state=blocked:kind=permission"],
+    [2, "o", ":app=x\x1b\\"],
+    [1, "o", "\x1b]7501;state=working\x1b\\done"],
+  ]);
+  test("trim --from starts the clip with the sequence's head: the report keeps its time, no text leaks", () => {
+    const whole = writeTmp(dir, "split.cast", split);
+    const clip = path.join(dir, "split-from.cast");
+    assert.equal(cli(["trim", whole, clip, "--from", "2"]).code, 0);
+    const scan = cli(["scan", clip, "--json"]).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(scan.filter((e) => e.type === "report").map((e) => [e.t, e.state]), [[1.1, "blocked"], [
+      2.1,
+      "working",
+    ]]);
+    const screen = cli(["screen", clip, "--at", "1.5"]).stdout;
+    assert.doesNotMatch(screen, /kind=|app=/);
+  });
+  test("trim --to inside a sequence says so", () => {
+    const whole = writeTmp(dir, "split2.cast", split);
+    const r = cli(["trim", whole, path.join(dir, "split-to.cast"), "--to", "2"]);
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /warning: the clip ends inside an escape sequence begun at 1\.100 s/);
+    const clean = cli(["trim", whole, path.join(dir, "split-to2.cast"), "--to", "3.5"]);
+    assert.doesNotMatch(clean.stderr, /escape sequence/);
+  });
+});
+
 describe("cat keeps each part's labels", () => {
   test("episodes of both parts, at the parts' times", () => {
     const a = writeTmp(

@@ -61,6 +61,39 @@ describe("one line and exit 2 for bad input", () => {
     }
     assert.ok(durations >= 5, `only ${durations} duration options found`);
   });
+  test("an empty input is refused by every command that reads one, and leaves the output alone", () => {
+    const out = writeTmp(dir, "keep.cast", fs.readFileSync(DEPLOY, "utf8"));
+    const before = fs.readFileSync(out, "utf8");
+    const commands = [
+      ["redact", "-", out, "--pattern", "x", "--overwrite"],
+      ["convert", "-", out, "--overwrite"],
+      ["trim", "-", out, "--overwrite", "--to", "1"],
+      ["cat", "-", "-o", out, "--overwrite"],
+      ["info", "-"],
+      ["scan", "-"],
+      ["report", "-"],
+      ["check", "-"],
+    ];
+    for (const args of commands) {
+      const r = cli(args, { input: "" });
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, /^pstlab: (.*: )?-: empty input/, args.join(" "));
+      assert.equal(fs.readFileSync(out, "utf8"), before, args.join(" "));
+    }
+    // Said to be raw, an empty input is an empty raw capture.
+    assert.equal(cli(["info", "-", "--raw"], { input: "" }).code, 0);
+  });
+  test("report and check judge captures: a file they could only guess is raw bytes is refused", () => {
+    const script = writeTmp(dir, "mycli.sh", "#!/bin/sh\nprintf 'Deploy? \x1b]7501;state=working\x1b\\'\nread a\n");
+    for (const cmd of ["report", "check"]) {
+      oneLineError([cmd, script], /mycli\.sh: not a capture pstlab recognises .* give --raw/);
+      assert.notEqual(cli([cmd, script, "--raw"]).code, 2, `${cmd} --raw`);
+      const raw = writeTmp(dir, "out.recording", "\x1b]7501;state=working\x1b\\hello\r\n");
+      assert.notEqual(cli([cmd, raw]).code, 2, `${cmd} on a .recording`);
+    }
+    // Commands that only read bytes still take any file as raw output.
+    assert.equal(cli(["scan", script]).code, 0);
+  });
   test("a manifest error names the file from --manifest and from --detectors alike", () => {
     const bad = writeTmp(dir, "bad.toml", "[[rules]\nid = 1\n");
     const a = oneLineError(["detect", BUNDLED, "--manifest", bad], /bad\.toml/);

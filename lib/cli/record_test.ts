@@ -193,6 +193,12 @@ describe("record (headless, real PTY)", () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.txt:2: unknown command "frobnicate"/);
   });
+  test("a script's misspelt truth label is refused at its line", () => {
+    const s = writeTmp(dir, "typo.txt", "sleep 10ms\nlabel truth:nope\n");
+    const r = record(["--script", s, "-o", castPath(), "--", "true"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /typo\.txt:2: "truth:nope" is not a truth label/);
+  });
   test("a script's resize past what a reader takes is refused at its line", () => {
     for (const size of ["5000x5000", "2001x10", "10x2001", "1x1"]) {
       const s = writeTmp(dir, "big.txt", `sleep 10ms\nresize ${size}\n`);

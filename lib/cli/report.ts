@@ -449,7 +449,8 @@ async function writeShard(
 export const command = defineCommand(spec, async (p) => {
   const v = p.values;
   const format = formatFor(v.format, v.output, BY_EXTENSION, "table");
-  const open = openOptions(v);
+  // What report scores is a capture: a file it could only guess is raw bytes is refused (give --raw).
+  const open: OpenOptions = { ...openOptions(v), captureOnly: true };
   if (v.labels && !v.merge) {
     const text = readTextFile(v.labels);
     if (isSnapshotLabels(text, v.labels)) {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
-import { cli, tmpDir, writeTmp } from "../testkit.ts";
+import { castText, cli, tmpDir, writeTmp } from "../testkit.ts";
 
 const dir = tmpDir("pstlab-report-");
 const HEAD = '{"version":3,"term":{"cols":80,"rows":24}}';
@@ -166,6 +166,21 @@ describe("report: truth sources and gates", () => {
     assert.equal(c.code, 2);
     assert.match(c.stderr, /has no truth: markers \(and: .*cut\.cast:\d+: last line is truncated/);
     assert.equal(c.stderr.trim().split("\n").length, 1);
+    // A misspelt truth marker is named (once, at its first time), not skipped without a word.
+    const typo = writeTmp(
+      dir,
+      "typo.cast",
+      castText([[0, "m", "truth:working"], [0.1, "o", "w\r\n"], [5, "m", "truth:idel"], [0.1, "o", "$ "], [
+        5,
+        "m",
+        "truth:idel",
+      ]]),
+    );
+    const ty = cli(["report", typo, "--detectors", "protocol"]);
+    assert.equal(ty.code, 0, ty.stderr);
+    assert.deepEqual(ty.stderr.split("\n").filter((l) => l.includes("truth:idel")), [
+      `pstlab: warning: ${typo}: marker at 5.100 s: "truth:idel" is not a truth label (use truth:idle, truth:working, truth:blocked, truth:done, truth:error, with :KIND after blocked); ignored, the label before it holds`,
+    ]);
     // A mistyped time on the first line is not read as a snapshot path (no file has that name).
     for (const [i, first] of ["1O.5", "12s", "-3", ".5x"].entries()) {
       const typo = writeTmp(dir, `typo${i}.tsv`, `${first}\tworking\n5\tidle\n`);

@@ -1,6 +1,6 @@
 // `pstlab trim`: keep a time window of a capture.
 
-import { defineCommand } from "./common.ts";
+import { defineCommand, err } from "./common.ts";
 import {
   duration,
   flag,
@@ -49,8 +49,10 @@ export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(inPath, p.values);
   const o = openOutput(outPath, rec.header, p.values);
   const read = watchEnd(rec.events);
-  await writeAll(o, slice(read.events, { from, to, keepPrelude: !!p.values["keep-prelude"] }));
+  const cut: string[] = [];
+  await writeAll(o, slice(read.events, { from, to, keepPrelude: !!p.values["keep-prelude"], warnings: cut }));
   printWarnings(rec);
+  for (const w of cut) err(`pstlab: warning: ${w}\n`);
   warnWindowPastEnd(rec.path, read.end(), p.values.from, p.values.to, {
     from: "nothing of the capture is in the clip",
     to: "the clip ends at the end",

@@ -27,10 +27,17 @@ export interface OpenOptions {
   timing?: string;
   /** script: the input log (advanced format). */
   logIn?: string;
+  /**
+   * Refuse to guess raw bytes (report, check: what they judge must be a capture); --raw,
+   * --input-format raw and a .raw or .recording file still read as raw.
+   */
+  captureOnly?: boolean;
 }
 
 const CAST_EXT = new Set([".cast", ".json", ".jsonl", ".ndjson"]);
 const TTYREC_EXT = new Set([".ttyrec", ".tty"]);
+/** Files that say they are raw terminal output (docs/fixture-format.md §3). */
+const RAW_EXT = new Set([".raw", ".recording"]);
 
 function firstLine(head: Uint8Array): string {
   const text = new TextDecoder("utf-8").decode(head.subarray(0, Math.min(head.length, 65536)));
@@ -108,6 +115,21 @@ async function recordingOf(p: string, src: Source, opts: OpenOptions): Promise<R
     const bytes = await readSnapshot(src.chunks);
     const header: Header = { ...snapshotSize(p, bytes, opts.size, warnings) };
     return { format, path: p, header, warnings, events: snapshotEvents(bytes) };
+  }
+  // Raw bytes by a guess: an empty pipe is an upstream command that failed, not a capture
+  // of nothing (`redact - OUT` replaced OUT with an empty recording); and a command that
+  // judges a capture (report, check) is not handed a shell script as one of no time
+  // (`check mycli.sh` passed).
+  const explicit = opts.from === "raw" || RAW_EXT.has(ext);
+  if (!explicit && src.head.length === 0) {
+    throw new FixtureError(p, null, "empty input (nothing was read; give --raw to take it as an empty raw capture)");
+  }
+  if (!explicit && opts.captureOnly) {
+    throw new FixtureError(
+      p,
+      null,
+      "not a capture pstlab recognises (asciicast v2/v3, ttyrec, a script log with its timing file, a screen snapshot); give --raw to read it as raw terminal output",
+    );
   }
   const header: Header = { ...(opts.size ?? DEFAULT_SIZE) };
   return { format: "raw", path: p, header, warnings, events: readRawEvents(src.chunks, opts.chunk ?? 0, src.size) };

@@ -3,6 +3,7 @@
 // more than one event.
 
 import type { Event } from "./model.ts";
+import { EscapeState } from "./escape_state.ts";
 
 /** Gaps longer than `limit` seconds are shortened to `limit`. */
 export async function* limitIdleTime(events: AsyncIterable<Event>, limit: number): AsyncIterable<Event> {
@@ -25,6 +26,8 @@ export interface SliceOptions {
   to?: number;
   /** Keep output before `from` at t=0 so the first frame (and protocol records) look right. */
   keepPrelude?: boolean;
+  /** Said about the cut (a clip that ends inside an escape sequence), for the caller to print. */
+  warnings?: string[];
 }
 
 /**
@@ -36,6 +39,10 @@ export interface SliceOptions {
 export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): AsyncIterable<Event> {
   const from = o.from ?? 0, to = o.to ?? Infinity;
   let label: Event | null = null, size: Event | null = null, carried = from <= 0;
+  // Where the output stands at the cut: a sequence begun before `from` and finished after
+  // it starts the clip with its head (escape_state.ts); one open at `to` is said.
+  const before = new EscapeState(), within = new EscapeState();
+  let openSince = 0;
   for await (const e of events) {
     if (e.t > to) {
       // The exit status is still worth keeping when the window reaches the end.
@@ -47,6 +54,7 @@ export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): Asy
       // without it only the last size matters.
       else if (e.kind === "resize" && !o.keepPrelude) size = e;
       if (o.keepPrelude && (e.kind === "output" || e.kind === "resize")) yield { ...e, t: 0 };
+      else if (e.kind === "output") before.feed(e.bytes);
       continue;
     }
     if (!carried) {
@@ -54,12 +62,28 @@ export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): Asy
       if (size) yield { ...size, t: 0 };
       // A label at `from` itself replaces the carried one: write only one.
       if (label && !(e.kind === "marker" && e.label.startsWith("truth:") && e.t === from)) yield { ...label, t: 0 };
+      const head = before.openSequence();
+      if (head) {
+        within.feed(head);
+        yield { t: 0, kind: "output", bytes: head };
+      }
+    }
+    if (e.kind === "output") {
+      if (!within.inside) openSince = e.t - from;
+      within.feed(e.bytes);
     }
     yield { ...e, t: e.t - from };
   }
   if (!carried) {
     if (size) yield { ...size, t: 0 };
     if (label) yield { ...label, t: 0 };
+  }
+  if (within.inside && to !== Infinity) {
+    o.warnings?.push(
+      `the clip ends inside an escape sequence begun at ${
+        openSince.toFixed(3)
+      } s (its end is after --to): a reader sees it cut short`,
+    );
   }
 }
 

@@ -55,6 +55,29 @@ export function parseTruthLabel(label: string): { state: TruthState; kind: strin
   return state ? { state, kind: kind || null } : null;
 }
 
+/**
+ * Why a `truth:` marker is no truth label ("truth:idel"), or null (it is one, or not a
+ * truth marker at all). A misspelt label was skipped without a word, and the label before
+ * it held on: the report scored the rest against the wrong truth.
+ */
+export function truthLabelProblem(label: string): string | null {
+  if (!label.startsWith("truth:") || parseTruthLabel(label)) return null;
+  return `"${label}" is not a truth label (use truth:${TRUTH_LABELS.join(", truth:")}, with :KIND after blocked)`;
+}
+
+/** One warning per distinct misspelt truth label, at its first time. */
+export function truthMarkerWarnings(path: string, markers: { t: number; label: string }[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const m of markers) {
+    if (seen.has(m.label)) continue;
+    seen.add(m.label);
+    const why = truthLabelProblem(m.label);
+    if (why) out.push(`${path}: marker at ${m.t.toFixed(3)} s: ${why}; ignored, the label before it holds`);
+  }
+  return out;
+}
+
 export function truthFromMarkers(markers: { t: number; label: string }[]): Truth | null {
   const segs: TruthSegment[] = [];
   for (const m of markers) {

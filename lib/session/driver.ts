@@ -5,6 +5,7 @@ import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import type { ScreenChanges } from "./screen_worker.ts";
 import { changedSince, type ScreenMark } from "../screen/screen.ts";
 import { sleep } from "../timers.ts";
+import { truthLabelProblem } from "../score/truth.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a regex (Rust syntax, ^ $ per row) on the emulated
@@ -153,7 +154,12 @@ export function parseScript(text: string, file: string): Step[] {
       }
       case "label":
         if (!rest) fail("label needs text (e.g. label truth:blocked)");
-        steps.push({ line, op, label: labelOf(rest) });
+        {
+          const label = labelOf(rest);
+          const why = truthLabelProblem(label);
+          if (why) fail(why);
+          steps.push({ line, op, label });
+        }
         return;
       case "resize": {
         const m = /^([0-9]+)x([0-9]+)$/.exec(rest);
