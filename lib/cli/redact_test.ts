@@ -120,4 +120,32 @@ describe("redact on the command line", () => {
     // A pattern that can also match the empty string is a real pattern.
     assert.equal(cli(["redact", DEPLOY, path.join(dir, "f.cast"), "--pattern", "eu-west-?[0-9]*"]).code, 0);
   });
+  test("a report written in two reads keeps its time: scan and the protocol's latency are unchanged", () => {
+    const src = path.join(dir, "lat.cast");
+    const b64 = (t: string) => Buffer.from(t).toString("base64");
+    const lines: unknown[] = [
+      { version: 3, term: { cols: 80, rows: 24 }, command: "claude" },
+      [0, "m", "truth:working"],
+      [0.1, "o", "\x1b]7501;state=working:app=claude-code\x1b\\working\r\n"],
+      [1.0, "m", "truth:blocked:permission"],
+      [0, "o", "Do you want to proceed?\r\n"],
+      [0, "o", "\x1b]7501;state=blocked"],
+      [2.0, "o", `:kind=permission:app=claude-code:msg=${b64("Allow hunter2SECRETzz?")}\x1b\\`],
+      [3.0, "m", "truth:working"],
+      [0, "o", "\x1b]7501;sta"],
+      [1.5, "o", `te=working:app=claude-code:msg=${b64("plain")}\x1b\\ok\r\n`],
+    ];
+    fs.writeFileSync(src, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const out = path.join(dir, "lat-out.cast");
+    const r = cli(["redact", src, out, "--pattern", "hunter2SECRETzz"]);
+    assert.equal(r.code, 0, r.stderr);
+    const scan = (f: string) => cli(["scan", f]).stdout;
+    assert.match(scan(src), /3\.100 +report .*blocked/);
+    assert.equal(scan(out), scan(src).replace("hunter2SECRETzz", "[REDACTED]"));
+    const latency = (f: string) => {
+      const j = JSON.parse(cli(["report", f, "--detectors", "protocol", "--format", "json"]).stdout);
+      return j.detectors.map((d: { per_input: unknown[] }) => d.per_input.map((p) => ({ ...(p as object), path: "" })));
+    };
+    assert.deepEqual(latency(out), latency(src));
+  });
 });
