@@ -24,6 +24,7 @@ import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
 import { MAX_ID_SEGMENT_BYTES } from "../osc7501/limits.ts";
 import { KINDS, parseBody, STATES } from "../osc7501/parse.ts";
+import { mapOsc94 } from "../osc7501/osc94.ts";
 
 export interface RedactOptions {
   /** Through the one regex runner (lib/regex): a pattern that could backtrack catastrophically runs in linear time. */
@@ -662,6 +663,12 @@ function structure(text: string, map: Uint32Array, seqs: Span[]): [number, numbe
   STRING_SEQ.lastIndex = 0;
   for (let m; (m = STRING_SEQ.exec(text));) {
     const end = m.index + m[0].length;
+    // OSC 9;4 progress is a report too (the tracker maps it onto the root record): a
+    // valid one is vocabulary, whole, like a valid OSC 7501 state.
+    if (m[2] && /^(?:\x1b\]|\u009d)9;$/.test(m[1]) && mapOsc94(m[0].slice(m[1].length, -m[2].length)) !== null) {
+      r.push([map[m.index], map[end]]);
+      continue;
+    }
     r.push([map[m.index], map[m.index + m[1].length]]);
     if (m[2]) r.push([map[end - m[2].length], map[end]]);
   }

@@ -286,6 +286,12 @@ describe("redact: protocol structure is never a match, and no secret hides in it
       want: "\x1b]0;[R]\x07\x1b]7501;state=blocked\x07\x1bP [R]\x1b\\",
     },
     {
+      name: "a valid OSC 9;4 progress report is vocabulary; the text after it is not",
+      pattern: "50|4;1",
+      src: "\x1b]9;4;1;50\x07 50% \x1b]9;4;1;50\x1b\\",
+      want: "\x1b]9;4;1;50\x07 [R]% \x1b]9;4;1;50\x1b\\",
+    },
+    {
       name: "an unknown key's name keeps its length",
       pattern: "hunter",
       src: "\x1b]7501;state=idle:xhunter=1\x1b\\",
