@@ -60,6 +60,29 @@ const JSON_ASCII: Uint8Array[] = Array.from(
 );
 /** ASCII characters JSON.stringify writes as they are. */
 const JSON_SAME = new Uint8Array(256).map((_, c) => c >= 0x80 || JSON_ASCII[c].length === 1 ? 1 : 0);
+/**
+ * Characters written as \u escapes though JSON allows them raw: the C1 controls and the
+ * bidirectional formatting characters. A recording printed to a terminal (`pstlab cat
+ * x.cast`, `cat x.cast`) must not steer it — U+009B is a CSI to a terminal that reads C1
+ * in UTF-8, U+202E reverses what follows — and the line still holds the same text.
+ */
+const QUIET = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const quiet = (json: string): string =>
+  json.replace(QUIET, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+
+/** The code point of the QUIET character whose UTF-8 starts at b[i] (a well-formed run), or -1. */
+function quietAt(b: Uint8Array, i: number): number {
+  const c = b[i];
+  if (c === 0xc2) return b[i + 1] <= 0x9f ? b[i + 1] : -1; // U+0080–U+009F: C2 80–9F
+  if (c === 0xd8) return b[i + 1] === 0x9c ? 0x61c : -1;
+  if (c !== 0xe2) return -1;
+  const x = b[i + 1], y = b[i + 2];
+  if (x === 0x80 && (y === 0x8e || y === 0x8f || (y >= 0xaa && y <= 0xae))) return 0x2000 + (y - 0x80);
+  if (x === 0x81 && y >= 0xa6 && y <= 0xa9) return 0x2040 + (y - 0x80);
+  return -1;
+}
+const HEX = new TextEncoder().encode("0123456789abcdef");
+
 /** `, "o", "` and `, "i", "`: what comes between the time and the text. */
 const MIDDLE = { o: new TextEncoder().encode(', "o", "'), i: new TextEncoder().encode(', "i", "') };
 
@@ -89,7 +112,7 @@ export class AsciicastWriter {
   constructor(private readonly sink: ByteSink, readonly version: 2 | 3, private readonly opts: WriterOptions = {}) {}
 
   header(h: Header): void {
-    this.sink.write(JSON.stringify(this.version === 3 ? headerV3(h) : headerV2(h)) + "\n");
+    this.sink.write(quiet(JSON.stringify(this.version === 3 ? headerV3(h) : headerV2(h))) + "\n");
   }
 
   private time(t: number): string {
@@ -114,7 +137,7 @@ export class AsciicastWriter {
   }
 
   private line(t: string, code: string, data: string): void {
-    this.sink.write(`[${t}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]\n`);
+    this.sink.write(`[${t}, ${JSON.stringify(code)}, ${quiet(JSON.stringify(data))}]\n`);
     this.stats.events++;
   }
 
@@ -131,7 +154,15 @@ export class AsciicastWriter {
     if (!write) return this.line(t, code, textOf(run));
     const b = run.bytes, n = b.length;
     let size = t.length + 12; // [t, "o", "…"]\n
-    for (let i = 0; i < n; i++) size += JSON_SAME[b[i]] ? 1 : JSON_ASCII[b[i]].length;
+    for (let i = 0; i < n; i++) {
+      if (!JSON_SAME[b[i]]) size += JSON_ASCII[b[i]].length;
+      else if (b[i] < 0xc2) size++;
+      else {
+        // A quiet character's lead byte stands for its \uXXXX less its continuation bytes.
+        const q = quietAt(b, i);
+        size += q < 0 ? 1 : q < 0x800 ? 5 : 4;
+      }
+    }
     if (this.buf.length < size) this.buf = new Uint8Array(Math.max(size, 4096));
     const buf = this.buf;
     let at = 0;
@@ -141,7 +172,14 @@ export class AsciicastWriter {
     at += MIDDLE[code].length;
     for (let i = 0; i < n; i++) {
       const c = b[i];
-      if (JSON_SAME[c]) buf[at++] = c;
+      const q = c >= 0xc2 ? quietAt(b, i) : -1;
+      if (q >= 0) {
+        // \uXXXX for the whole character (2 or 3 bytes of UTF-8).
+        buf[at++] = 0x5c;
+        buf[at++] = 0x75;
+        for (let k = 12; k >= 0; k -= 4) buf[at++] = HEX[(q >> k) & 15];
+        i += q < 0x800 ? 1 : 2;
+      } else if (JSON_SAME[c]) buf[at++] = c;
       else {
         const e = JSON_ASCII[c];
         for (let k = 0; k < e.length; k++) buf[at++] = e[k];

@@ -16,7 +16,36 @@ const text = fc.array(
   fc.oneof(
     fc.string({ maxLength: 8 }),
     fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)),
-    fc.constantFrom('"', "\\", "\x7f", "\u2028", "\u2029", "\ufeff", "é", "─", "😀", "\x1b[31m", "\r\n", "\u0085"),
+    fc.constantFrom(
+      '"',
+      "\\",
+      "\x7f",
+      "\u2028",
+      "\u2029",
+      "\ufeff",
+      "é",
+      "─",
+      "😀",
+      "\x1b[31m",
+      "\r\n",
+      "\u0085",
+      // The C1 controls and bidi formatting characters both paths write as \u escapes.
+      "\u0080",
+      "\u009b",
+      "\u009f",
+      "\u00a0",
+      "\u061c",
+      "\u061b",
+      "\u200e",
+      "\u200f",
+      "\u2010",
+      "\u202a",
+      "\u202e",
+      "\u202f",
+      "\u2066",
+      "\u2069",
+      "\u206a",
+    ),
   ),
   { maxLength: 30 },
 ).map((parts) => parts.join(""));
@@ -67,6 +96,29 @@ describe("asciicast writer: lines made from the bytes equal lines made from the 
         const events: Event[] = [{ t: 0, kind: "output", bytes: new Uint8Array(b) }];
         assert.deepEqual(written(events, 3, true), written(events, 3, false), `bytes ${b}`);
       }
+    }
+  });
+});
+
+describe("asciicast writer: nothing in a line steers a terminal it is printed to", () => {
+  test("C1 controls and bidi formatting characters are written as \\u escapes, and read back the same", () => {
+    const quiet = ["\u0080", "\u009b", "\u009d", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069"];
+    const textOut = `a${quiet.join("b")}z`;
+    for (const withBytes of [true, false]) {
+      const out = written(
+        [{ t: 0, kind: "output", bytes: te.encode(textOut) }, {
+          t: 1,
+          kind: "marker",
+          label: `m${quiet.join("")}`,
+        }],
+        3,
+        withBytes,
+      );
+      const text = new TextDecoder().decode(out);
+      for (const q of quiet) assert.ok(!text.includes(q), `${withBytes}: U+${q.charCodeAt(0).toString(16)} raw`);
+      const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+      assert.equal(lines[0][2], textOut);
+      assert.equal(lines[1][2], `m${quiet.join("")}`);
     }
   });
 });
