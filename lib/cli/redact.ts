@@ -120,6 +120,13 @@ export const command = defineCommand(spec, async (p) => {
   }
   const rec = await openInput(inPath, p.values);
   const replace = p.values.replace ?? "[REDACTED]";
+  // The replacement is written into the output stream: a control character in it (ESC,
+  // BEL, C1) would start or end sequences there, and could forge or swallow a report.
+  if (/[\x00-\x1f\x7f-\x9f]/.test(replace)) {
+    throw new UsageError(
+      "redact: --replace must be printable text: a control character in it would be a sequence in the output",
+    );
+  }
   // The placeholder a previous redact wrote into the header's env is not a secret.
   if (p.values["env-values"]) {
     patterns.push(...envValuePatterns(process.env, { ...rec.header.envExtra, ...rec.header.env }, [replace]));

@@ -148,4 +148,12 @@ describe("redact on the command line", () => {
     };
     assert.deepEqual(latency(out), latency(src));
   });
+  test("--replace with a control character is refused: it would forge or cut sequences in the output", () => {
+    for (const rep of ["\x1b]7501;state=blocked\x07", "\x07", "a\u009db"]) {
+      const r = cli(["redact", DEPLOY, path.join(dir, "r.cast"), "--pattern", "deploy", "--replace", rep]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--replace must be printable text/);
+      assert.ok(!r.stderr.includes("\x1b") && !fs.existsSync(path.join(dir, "r.cast")));
+    }
+  });
 });
