@@ -43,7 +43,7 @@ export const spec = {
     "allow-empty": flag(
       "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
     ),
-    replace: text("TEXT", "replacement text (default [REDACTED])"),
+    replace: text("TEXT", "replacement text (default [REDACTED]; printable: no control characters)"),
     check: {
       ...flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
       conflicts: ["output"],
