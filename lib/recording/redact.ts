@@ -448,7 +448,14 @@ export class Redactor {
     );
     if (n === 0) return value;
     counts[where] = (counts[where] ?? 0) + n;
-    return encodeBase64(te.encode(v));
+    const enc = encodeBase64(te.encode(v));
+    if (!mask) return enc;
+    // Masked, the text is as long as it was, so is its base64: the spaces and line breaks
+    // the original carried (a malformed pair the parser notes) go back where they were.
+    const gaps = value.match(/\s/g)?.length ?? 0;
+    if (gaps === 0 || value.length - gaps !== enc.length) return enc;
+    let k = 0;
+    return value.replace(/\S/g, () => enc[k++]);
   }
 
   /**

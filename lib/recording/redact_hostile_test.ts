@@ -224,6 +224,7 @@ describe("redact: reports keep their time (issue: a report split across reads mo
         `\x1b]7501;state=working:id=a/${SECRET.repeat(3)}\x1b\\`,
         `\x1b]7501;state=working:app=${SECRET.repeat(5)}\x1b\\`,
         `\x1b]7501;state=working:id=${SECRET} x\x1b\\`,
+        `\x1b]7501;state=idle:msg=${b64(`ws ${SECRET}`).slice(0, 8)}\r\n${b64(`ws ${SECRET}`).slice(8)}\x1b\\`,
         "working…\r\n",
       ),
       fc.constantFrom(1, 2).map((d) =>
