@@ -17,7 +17,7 @@ import { agreement, promptLatencies } from "../lib/check/agreement.ts";
 import { hookAgreement } from "../lib/check/hooks.ts";
 import { compareGolden, transitions } from "../lib/check/golden.ts";
 import { evaluateRules, type Rule } from "../lib/check/rules.ts";
-import type { FileCheck } from "../lib/check/findings.ts";
+import { type FileCheck, finding } from "../lib/check/findings.ts";
 
 export interface CheckOptions {
   manifest: string;
@@ -38,6 +38,10 @@ export interface CaptureRead {
   manifest: { name: string; why: string };
   /** The recorder answered the query this many seconds late (provenance query_answer_delay_s). */
   answerDelay?: number;
+  /** When input was typed (record --capture-input), in order. */
+  inputs: number[];
+  /** The recorder's own word that it stopped the session (a script wait that timed out, --timeout), first one. */
+  stopped?: { t: number; why: string };
   /** A pipe's sha256 of the bytes read (Recording.digest); undefined for a file (hashed by path). */
   digest?: string | null;
   /** With answerDelay: when each late answer was sent (its QUERY_ANSWERED_MARKER events). */
@@ -51,6 +55,8 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));
   const answersSent: number[] = [];
+  let stopped: { t: number; why: string } | undefined;
+  const inputs: number[] = [];
   const exits: ProtocolLog["exits"] = [];
   let overflow: ProtocolLog["overflow"] = null;
   const detectors = [
@@ -61,6 +67,10 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
   const { timelines, end } = await runDetectors(rec.header, rec.events, detectors, {
     onEvent: (e) => {
       if (e.kind === "marker" && e.label === QUERY_ANSWERED_MARKER) answersSent.push(e.t);
+      if (e.kind === "input") inputs.push(e.t);
+      if (e.kind === "marker" && !stopped && STOP_MARKER.test(e.label)) {
+        stopped = { t: e.t, why: e.label.replace(/^pstlab: /, "") };
+      }
       if (e.kind === "output") {
         tracker.feed(e.bytes, e.t);
         if (!overflow && tracker.store.size > MIN_TERMINAL_RECORDS) overflow = { t: e.t, count: tracker.store.size };
@@ -90,8 +100,17 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     answerDelay,
     answersSent: answerDelay !== undefined ? answersSent : undefined,
     digest: rec.digest?.(),
+    stopped,
+    inputs,
   };
 }
+
+/**
+ * The recorder's markers for a session it ended itself (lib/session/recorder.ts): then the
+ * program did not exit on its own, and what it left reported at that exit is not its
+ * choice.
+ */
+const STOP_MARKER = /^pstlab: (script failed: |stopped by --timeout )/;
 
 const MULTIPLEXERS = new Set(["tmux", "screen", "zellij", "byobu"]);
 
@@ -107,9 +126,13 @@ export function multiplexerOf(command: string): string | null {
 
 export async function checkFile(path: string, o: CheckOptions): Promise<FileCheck> {
   const c = await readCapture(path, o.manifest, o.open);
+  // A session pstlab stopped is the session's failure, not the emitter's: said once, and
+  // the state the program was left in at that exit is not held against it.
+  const lint = specLint(c.log).filter((f) => !(c.stopped && f.check === "left-at-exit" && f.start >= c.stopped.t));
   const findings = [
-    ...specLint(c.log),
-    ...agreement(c.protocol, c.screen, c.end, o.tolerance),
+    ...(c.stopped ? [finding("session", c.stopped.t, c.stopped.t, `the recording says: ${c.stopped.why}`)] : []),
+    ...lint,
+    ...agreement(c.protocol, c.screen, c.end, o.tolerance, c.inputs),
     ...hookAgreement(c.protocol, c.hooks, c.end, o.tolerance),
     ...(o.golden
       ? compareGolden(transitions(c.log.events), transitions(o.golden.log.events), o.tolerance, o.golden.name)

@@ -15,7 +15,19 @@ export const FLAP_GAP = 0.25;
 /** Working on one side and idle on the other for this long is a disagreement. */
 export const DISAGREE_AFTER = 5;
 
-export function agreement(protocol: Timeline, screen: Timeline, end: number, tolerance: number): Finding[] {
+/**
+ * `inputs`: the times of the capture's input events (`record --capture-input`), when it
+ * has them: a blocked report that begins after the prompt's answer was typed is late
+ * however close to the prompt it came (the screen clears the prompt a sample later, so
+ * by the screen alone it looked on time, and only its linger was flagged).
+ */
+export function agreement(
+  protocol: Timeline,
+  screen: Timeline,
+  end: number,
+  tolerance: number,
+  inputs: readonly number[] = [],
+): Finding[] {
   const out: Finding[] = [];
   const prompts = intervalsOf(screen, end, (v) => v.needsYou).filter((s) => s.end - s.start >= SCREEN_GRACE);
   const blocked = intervalsOf(protocol, end, (v) => v.needsYou);
@@ -25,7 +37,7 @@ export function agreement(protocol: Timeline, screen: Timeline, end: number, tol
   const claimed = new Set<Interval>();
   prompts.forEach((s, i) => {
     const next = prompts[i + 1]?.start ?? Infinity;
-    out.push(...promptFindings(s, blocked, tolerance, next, allPrompts, claimed));
+    out.push(...promptFindings(s, blocked, tolerance, next, allPrompts, claimed, inputs));
   });
   // Blocked with no prompt anywhere near: a prompt the rules do not know, or a report no prompt explains.
   for (const b of blocked) {
@@ -74,6 +86,7 @@ function promptFindings(
   next: number,
   allPrompts: Interval[],
   claimed: Set<Interval>,
+  inputs: readonly number[],
 ): Finding[] {
   const out: Finding[] = [];
   const during = blocked.filter((b) => b.end > s.start - tolerance && b.start < s.end);
@@ -99,7 +112,20 @@ function promptFindings(
     ];
   }
   const first = during[0];
-  if (first.start > s.start + tolerance) {
+  // The answer: the first input typed while the prompt was up.
+  const answer = inputs.find((t) => t >= s.start && t <= s.end);
+  if (answer !== undefined && first.start > answer && first.start <= s.start + tolerance) {
+    out.push(
+      finding(
+        "prompt-late",
+        s.start,
+        first.start,
+        `${shown}: blocked reported ${(first.start - s.start).toFixed(2)} s after it appeared, ${
+          (first.start - answer).toFixed(2)
+        } s after it was answered (input at ${fmtT(answer)})`,
+      ),
+    );
+  } else if (first.start > s.start + tolerance) {
     out.push(
       finding(
         "prompt-late",

@@ -76,7 +76,8 @@ export const CHECKS = {
   "golden-extra": { severity: "violation", about: "a transition this capture has and the golden lacks" },
   "golden-timing": {
     severity: "warning",
-    about: "a transition later or earlier than the golden's by more than the tolerance",
+    about:
+      "a transition later or earlier than the golden's by more than the tolerance, counted from the first transition both share (a start-up shift is info)",
   },
   "golden-msg": { severity: "info", about: "the same transition with a different msg" },
   "rule": { severity: "violation", about: "an assertion of the --rules file that does not hold" },

@@ -317,9 +317,13 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixRun> {
           throw new UsageError(`check --matrix: recording ${cellLabel(cell)} failed (exit ${r.code}): ${why}`);
         }
         const check = await checkFile(capture, o.check);
+        // The cell's own words (the recorder's message, "it hangs") instead of the session
+        // finding checkFile read off the capture's stop marker.
         if (r.code === 3) {
+          check.findings = check.findings.filter((f) => f.check !== "session");
           check.findings.unshift(finding("session", 0, check.duration, `the script stopped: ${why}`));
         } else if (r.code === 124 || check.duration >= o.cellTimeout - 0.5) {
+          check.findings = check.findings.filter((f) => f.check !== "session");
           check.findings.unshift(
             finding(
               "session",

@@ -314,6 +314,64 @@ describe("golden comparison", () => {
     assert.equal(m.found("golden-msg").length, 1);
     assert.equal(m.found("golden-msg")[0].severity, "info");
   });
+  test("a run that only starts later (start-up) is one info line; a change after the start still warns", () => {
+    const run = (start: number, extra = 0) =>
+      capture([
+        [start, "o", R("state=working")],
+        [1, "o", R("state=blocked:kind=permission")],
+        [1 + extra, "o", R("state=working")],
+        [1, "o", R("state=idle")],
+        [0.1, "x", "0"],
+      ]);
+    const golden = run(0.3);
+    const shifted = check([run(2.4), "--against", golden]);
+    assert.deepEqual(shifted.found("golden-timing").map((f: { severity: string }) => f.severity), ["info"]);
+    assert.match(shifted.found("golden-timing")[0].message, /the run starts 2\.10 s later than/);
+    const slower = check([run(2.4, 1.5), "--against", golden]);
+    const sev = slower.found("golden-timing").map((f: { severity: string }) => f.severity);
+    assert.deepEqual(sev.filter((x: string) => x === "warning").length, 2, String(sev)); // working and idle after it
+  });
+});
+
+describe("a blocked report sent after the answer", () => {
+  test("is late even within the tolerance, when the capture holds the answer (input)", () => {
+    const events = (withInput: boolean) => [
+      [0.1, "o", R("state=working") + WORK],
+      [1, "o", PROMPT],
+      ...(withInput ? [[0.3, "i", "1"]] : [[0.3, "o", ""]]),
+      [0.05, "o", R("state=blocked:kind=permission")],
+      [0.05, "o", WORK],
+      [1, "o", R("state=working")],
+      [1, "o", R("state=idle") + IDLE],
+      [0.5, "x", "0"],
+    ];
+    const late = check([capture(events(true))]);
+    assert.equal(late.found("prompt-late").length, 1);
+    assert.match(late.found("prompt-late")[0].message, /after it was answered \(input at/);
+    // Without the answer in the capture, the screen alone says it came in time.
+    assert.equal(check([capture(events(false))]).found("prompt-late").length, 0);
+  });
+});
+
+describe("a session pstlab stopped", () => {
+  test("is a session violation, and the state the program was left in is not held against it", () => {
+    for (
+      const why of ["script failed: s.txt:1: timed out after 1 s waiting for /Nope/", "stopped by --timeout after 2 s"]
+    ) {
+      const c = capture([
+        [0.1, "o", R("state=working") + WORK],
+        [1, "m", `pstlab: ${why}`],
+        [0.05, "x", "143"],
+      ]);
+      const r = check([c]);
+      assert.equal(r.found("session").length, 1, why);
+      assert.equal(r.found("left-at-exit").length, 0, why);
+    }
+    // A program that exits on its own still answers for what it left.
+    const own = check([capture([[0.1, "o", R("state=working") + WORK], [1, "x", "0"]])]);
+    assert.equal(own.found("left-at-exit").length, 1);
+    assert.equal(own.found("session").length, 0);
+  });
 });
 
 describe("rules file", () => {

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
 import { loadCommands } from "./commands.ts";
-import type { Opt } from "./options.ts";
+import { type Opt, parseCommand } from "./options.ts";
 import { MAX_SECONDS } from "../units.ts";
 import { UsageError } from "../errors.ts";
 
@@ -93,6 +93,31 @@ describe("one line and exit 2 for bad input", () => {
     }
     // Commands that only read bytes still take any file as raw output.
     assert.equal(cli(["scan", script]).code, 0);
+  });
+  test("every option that takes one value, of every command, is refused when given twice", async () => {
+    const tries = ["1", "1s", "x.cast", "120x32", "json", "v3", "claude", "protocol", "1/2", "a", "ms", "all"];
+    let checked = 0;
+    for (const c of await loadCommands()) {
+      for (const [name, opt] of Object.entries(c.spec.options as Record<string, Opt<unknown>>)) {
+        if (opt.arg === undefined || opt.multiple) continue;
+        const value = tries.find((v) => {
+          try {
+            opt.parse(v, `--${name}`);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        if (value === undefined) continue;
+        checked++;
+        assert.throws(
+          () => parseCommand(c.spec, [`--${name}`, value, `--${name}`, value]),
+          (e: unknown) => e instanceof UsageError && /is given twice/.test(e.message),
+          `${c.spec.name} --${name}`,
+        );
+      }
+    }
+    assert.ok(checked >= 40, `only ${checked} options checked`);
   });
   test("a manifest error names the file from --manifest and from --detectors alike", () => {
     const bad = writeTmp(dir, "bad.toml", "[[rules]\nid = 1\n");

@@ -141,7 +141,14 @@ function render(i: Awaited<ReturnType<typeof gather>>): string {
     }`,
     `byte-exact  ${i.byte_exact ? "yes" : "no"} (${i.byte_exact_reason})`,
     pv
-      ? `provenance  ${disarm(`${pv.tool} ${pv.version}, OSC 7501 rev ${pv.osc7501_revision}`)}${
+      ? `provenance  ${
+        disarm(
+          // A header may name the tool and leave out the rest (written by hand, or by another tool).
+          [`${pv.tool ?? "unknown tool"}${pv.version === undefined ? "" : ` ${pv.version}`}`].concat(
+            pv.osc7501_revision === undefined ? [] : [`OSC 7501 rev ${pv.osc7501_revision}`],
+          ).join(", "),
+        )
+      }${
         typeof pv.query_answer_delay_s === "number" && pv.query_answer_delay_s > 0
           ? `, query answered ${pv.query_answer_delay_s} s late if the program still ran (scan shows each answer sent)`
           : pv.query_answered === true

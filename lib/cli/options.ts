@@ -325,7 +325,12 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
       throw e;
     }
     if (o.multiple) ((values[name] ??= []) as unknown[]).push(v);
-    else values[name] = v;
+    else {
+      // The last one won without a word: `--export-csv a.csv --export-csv b.csv` wrote only
+      // b.csv, `-o - -o x.cast` only x.cast. An option that takes one value takes it once.
+      if (Object.hasOwn(values, name)) throw usage(`${shown} is given twice (give it once)`);
+      values[name] = v;
+    }
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

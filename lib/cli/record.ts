@@ -21,7 +21,7 @@ import { AUTO, manifestFor } from "../detect/choose.ts";
 import { raw } from "../stdio.ts";
 import { foregroundAvailable } from "../session/foreground.ts";
 import type { Header } from "../recording/model.ts";
-import { parseScript } from "../session/driver.ts";
+import { parseScript, unendedBlockedLabel } from "../session/driver.ts";
 import { readTextFile } from "../recording/source.ts";
 import { openRecording } from "../recording/open.ts";
 import { SIGNALS, SpawnError } from "../pty/index.ts";
@@ -138,7 +138,8 @@ export const spec = {
     "      row's ends, trailing spaces the program wrote are kept, flags i and s (/re/i);",
     "      default timeout 10s;",
     "      `wait /a/ or /b/` takes either; `wait screen /re/` the whole screen, old text too;",
-    "      `as blocked:permission` writes that truth label at the moment the match appeared",
+    "      `as blocked:permission` writes that truth label at the moment the match appeared;",
+    "      it holds until the next label (`label truth:working` after the answer), else to the end",
     "  wait-quiet 500ms [to]    no output for that long, counted from the later of the last",
     "      output and the step's start (always waits at least that long)",
     "  wait-exit [timeout]",
@@ -184,6 +185,8 @@ function childEnvironment(headless: boolean): Record<string, string> {
 
 function sessionOptions(v: V, command: string[]): SessionOptions {
   const script = v.script ? { steps: parseScript(readTextFile(v.script), v.script), file: v.script } : undefined;
+  const unended = script ? unendedBlockedLabel(script.steps, script.file) : null;
+  if (unended) err(`pstlab: warning: ${disarm(unended)}\n`);
   const stdoutTty = !!(process.stdout as { isTTY?: boolean }).isTTY;
   const headless = !!v.headless || !!script || !stdoutTty;
   const o = process.stdout as { columns?: number; rows?: number };

@@ -193,6 +193,24 @@ describe("record (headless, real PTY)", () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\.txt:2: unknown command "frobnicate"/);
   });
+  test("a blocked label the script answers and never ends is named before the recording starts", () => {
+    const prog = ["--", "sh", "-c", "printf 'Proceed? '; read a; echo ok"];
+    const open = writeTmp(dir, "open.txt", 'wait /Proceed/ as blocked:permission\nsend "y\\r"\nwait-exit\n');
+    const r = record(["--script", open, "-o", castPath(), ...prog]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /warning: .*open\.txt:1: truth:blocked:permission is the script's last truth label and is answered after it/,
+    );
+    const closed = writeTmp(
+      dir,
+      "closed.txt",
+      'wait /Proceed/ as blocked:permission\nsend "y\\r"\nlabel truth:working\nwait-exit\n',
+    );
+    const c = record(["--script", closed, "-o", castPath(), ...prog]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.doesNotMatch(c.stderr, /last truth label/);
+  });
   test("a script's misspelt truth label is refused at its line", () => {
     const s = writeTmp(dir, "typo.txt", "sleep 10ms\nlabel truth:nope\n");
     const r = record(["--script", s, "-o", castPath(), "--", "true"]);

@@ -78,6 +78,20 @@ describe("small things", () => {
   });
 });
 
+describe("info on a header that names its tool and nothing else", () => {
+  test("says what it has, never 'undefined'", () => {
+    const c = writeTmp(
+      dir,
+      "pv.cast",
+      '{"version":3,"term":{"cols":80,"rows":24},"pstlab":{"tool":"pstlab"}}\n[0.1,"o","x"]\n',
+    );
+    const r = cli(["info", c]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^provenance {2}pstlab$/m);
+    assert.doesNotMatch(r.stdout, /undefined/);
+  });
+});
+
 describe("IN OUT commands: OUT or -o, `-` is stdout, nothing is a silent default", () => {
   const F = path.join(ROOT, "fixtures/captures/deploy.cast");
   for (

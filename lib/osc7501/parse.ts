@@ -224,7 +224,13 @@ export function parseBody(body: Uint8Array, terminator: Terminator): ParseResult
   if (!Array.isArray(pairs)) return pairs;
   const fields = readPairs(body, pairs, notes);
   if ("type" in fields) return fields;
-  return toReport(fields, notes);
+  const r = toReport(fields, notes);
+  // `state=blocked;kind=permission` (fields split as in OSC 8 or 1337): the state is
+  // plainly there, so say why it was not read.
+  if (r.type === "rejected" && (r.reason === "no-state" || r.reason === "unknown-state") && body.includes(0x3b)) {
+    return { ...r, detail: `${r.detail} (fields are separated by ":", not ";")` };
+  }
+  return r;
 }
 
 /** Pass 1 (D2): key lengths for every pair with `=`, then known keys' value lengths, before any charset validation. Limits apply to every occurrence (§3). */

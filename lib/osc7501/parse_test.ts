@@ -359,3 +359,15 @@ describe("query (§5, D14, D15, D21)", () => {
     assert.equal(parseQueryReplyBody(te.encode("state=idle")), null);
   });
 });
+
+describe("a body whose fields are split by ';'", () => {
+  test("is rejected with the reason it was not read", () => {
+    for (const body of ["state=blocked;kind=permission", "state=working;msg=eA=="]) {
+      const r = parseBody(new TextEncoder().encode(body), "st");
+      assert.equal(r.type, "rejected", body);
+      assert.match((r as { detail: string }).detail, /fields are separated by ":", not ";"/, body);
+    }
+    const plain = parseBody(new TextEncoder().encode("kind=permission"), "st");
+    assert.doesNotMatch((plain as { detail: string }).detail, /separated/);
+  });
+});

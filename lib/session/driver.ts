@@ -94,6 +94,25 @@ export function parseStringLiteral(s: string): string | null {
   }
 }
 
+/**
+ * A blocked truth label the script never ends: its last truth label is a blocked one and
+ * the script answers after it (a `send`), so the episode it marks runs to the end of the
+ * recording and hides whatever happened after the answer. Null when there is none.
+ */
+export function unendedBlockedLabel(steps: Step[], file: string): string | null {
+  let last: { line: number; label: string } | null = null;
+  let answeredAfter = false;
+  for (const s of steps) {
+    const label = s.op === "label" ? s.label : s.op === "wait" ? s.label : null;
+    if (label?.startsWith("truth:")) {
+      last = { line: s.line, label };
+      answeredAfter = false;
+    } else if (s.op === "send" && last) answeredAfter = true;
+  }
+  if (!last || !last.label.startsWith("truth:blocked") || !answeredAfter) return null;
+  return `${file}:${last.line}: ${last.label} is the script's last truth label and is answered after it: it holds to the end of the recording (add \`label truth:working\` after the answer)`;
+}
+
 export function parseScript(text: string, file: string): Step[] {
   const steps: Step[] = [];
   text.split("\n").forEach((raw, i) => {
