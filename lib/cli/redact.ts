@@ -43,7 +43,7 @@ export const spec = {
     "allow-empty": flag(
       "when --env-values finds no secret-looking variable and no --pattern is given:\nwrite OUT unchanged and exit 0 (default: exit 2, nothing to scrub)",
     ),
-    replace: text("TEXT", "replacement text (default [REDACTED])"),
+    replace: text("TEXT", "replacement text (default [REDACTED]; printable: no control characters)"),
     check: {
       ...flag("write nothing: report how many matches remain in FILE, by place (exit 1 if any)"),
       conflicts: ["output"],
@@ -63,11 +63,20 @@ export const spec = {
     "Matches are found across read boundaries (a password typed one key per event), in",
     "every header string, markers and unknown events, and inside OSC sequences at any tmux",
     "passthrough depth: OSC 7501 msg/title and OSC 52 clipboard data are base64 and are",
-    "decoded, scrubbed and re-encoded; OSC 7501 id/app/kind values become redacted-N (the",
-    "same secret, the same N), so the capture's reports still parse and score the same.",
-    "8-bit (C1) OSC 52/7501 are decoded too. Output is also matched as a terminal shows it:",
-    "escape sequences, controls, DEL and zero-width/bidi marks skipped, a character then",
-    "backspace overwritten. Header env names and non-string env values are scrubbed too.",
+    "decoded, scrubbed and re-encoded; OSC 7501 id/app values become redacted-N (the same",
+    "secret, the same N; masked at its own length when the parser would judge redacted-N",
+    "otherwise). Valid state/kind/progress values, the protocol's keys, truth markers'",
+    "state and kind and every sequence's introducer and terminator are never changed, and",
+    "only the secret's bytes move, so each report completes in the read it did: the",
+    "capture's reports still parse and score the same.",
+    '8-bit (C1) OSC 52/7501 are decoded too, raw bytes ("b" events) included. Output is',
+    "also matched as a terminal shows it: escape sequences, controls, DEL and zero-width",
+    "/bidi marks skipped, a character then backspace overwritten. Header env names and",
+    "non-string env values (numbers, nested objects and arrays) are scrubbed too: a number",
+    "matched as its JSON text becomes the replacement string; only term size, timestamp",
+    "and idle_time_limit are left as they are.",
+    "An empty --pattern (an unset \$TOKEN) or one that can only match the empty string",
+    "is refused (exit 2).",
     "The result is byte-consistent: every event decodes. Check before publishing:",
     "  pstlab redact --check public.cast --pattern … (exit 1 while any match remains).",
   ],
@@ -111,8 +120,17 @@ export const command = defineCommand(spec, async (p) => {
   }
   const rec = await openInput(inPath, p.values);
   const replace = p.values.replace ?? "[REDACTED]";
+  // The replacement is written into the output stream: a control character in it (ESC,
+  // BEL, C1) would start or end sequences there, and could forge or swallow a report.
+  if (/[\x00-\x1f\x7f-\x9f]/.test(replace)) {
+    throw new UsageError(
+      "redact: --replace must be printable text: a control character in it would be a sequence in the output",
+    );
+  }
   // The placeholder a previous redact wrote into the header's env is not a secret.
-  if (p.values["env-values"]) patterns.push(...envValuePatterns(process.env, rec.header.env, [replace]));
+  if (p.values["env-values"]) {
+    patterns.push(...envValuePatterns(process.env, { ...rec.header.envExtra, ...rec.header.env }, [replace]));
+  }
   if (patterns.length === 0) {
     if (!p.values["env-values"]) throw new UsageError("redact: nothing to scrub (give --pattern and/or --env-values)");
     // Asked to scrub the environment's secrets and there are none: say that, not "give

@@ -171,3 +171,186 @@ describe("redact: property", () => {
     );
   });
 });
+
+describe("redact: reports keep their time (issue: a report split across reads moved into its first read)", () => {
+  const SECRET = "hunter2SECRETzz";
+  /** Every tracker event with its time, the secret's text replaced as redact replaces it. */
+  function timeline(events: Event[]): string[] {
+    const seen: string[] = [];
+    const tr = new Tracker((e) => {
+      const scrub = (s: string | null) => s === null ? "-" : s.split(SECRET).join("[R]");
+      if (e.type === "report") {
+        seen.push(
+          `${e.t}|${e.state}|${e.id === null}|${e.kind}|${e.app === null}|${scrub(e.title)}|${scrub(e.msg)}|${e.depth}`,
+        );
+      } else seen.push(`${e.t}|${e.type}`);
+    });
+    for (const e of events) if (e.kind === "output") tr.feed(e.bytes, e.t);
+    return seen;
+  }
+  const split = (bytes: Uint8Array, cuts: number[]): Event[] => {
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const evs: Event[] = [];
+    let from = 0;
+    for (const c of [...at, bytes.length]) {
+      evs.push(o(evs.length, bytes.subarray(from, c)));
+      from = c;
+    }
+    return evs;
+  };
+  test("the reproduction: the blocked report stays at the read holding its terminator", () => {
+    const src = [
+      o(1.1, `Do you want to proceed?\r\n\x1b]7501;state=blocked`),
+      o(3.1, `:kind=permission:app=claude-code:msg=${b64(`Allow ${SECRET}?`)}\x1b\\`),
+    ];
+    const { events } = run([compilePattern(SECRET)], { cols: 80, rows: 24 }, src);
+    assert.deepEqual(timeline(events), timeline(src));
+    assert.equal(timeline(src)[0].split("|")[0], "3.1");
+  });
+  test("sequences split at random offsets (tmux, title, msg, unknown keys, OSC 52, text): the same timeline (property)", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        `\x1b]7501;state=blocked:kind=permission:msg=${b64(`Allow ${SECRET}?`)}\x1b\\`,
+        `\x1b]7501;state=working:title=${b64(`t ${SECRET}`)}:app=x\x07`,
+        `\x1b]7501;state=idle:x-${SECRET}=${SECRET}:msg=${b64("fine")}\x1b\\`,
+        `\x1b]7501;state=working:id=job-${SECRET}\x1b\\`,
+        `\x1b]52;c;${b64(`copy ${SECRET}`)}\x07`,
+        `plain ${SECRET} é日\r\n`,
+        `\x1b[31mhun\x1b]7501;state=working\x1b\\ter2SECRETzz\x1b[0m`,
+        `\x1b]0;${SECRET}\x07`,
+        `\x1b]7501;state=${SECRET}\x1b\\`,
+        `\x1b]7501;state=working:progress=${SECRET}\x1b\\`,
+        `\x1b]7501;state=blocked:kind=${SECRET}\x1b\\`,
+        `\x1b]7501;state=working:id=a/${SECRET.repeat(3)}\x1b\\`,
+        `\x1b]7501;state=working:app=${SECRET.repeat(5)}\x1b\\`,
+        `\x1b]7501;state=working:id=${SECRET} x\x1b\\`,
+        `\x1b]7501;state=idle:msg=${b64(`ws ${SECRET}`).slice(0, 8)}\r\n${b64(`ws ${SECRET}`).slice(8)}\x1b\\`,
+        "working…\r\n",
+      ),
+      fc.constantFrom(1, 2).map((d) =>
+        td.decode(wrapTmux(te.encode(`\x1b]7501;state=blocked:msg=${b64(`p ${SECRET}`)}\x1b\\`), d))
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (ps, cuts) => {
+          const src = split(te.encode(ps.join("")), cuts);
+          const { events } = run([compilePattern(SECRET)], { cols: 80, rows: 24 }, src);
+          assert.deepEqual(timeline(events), timeline(src));
+          assert.ok(
+            !td.decode(Uint8Array.from(events.flatMap((e) => e.kind === "output" ? [...e.bytes] : []))).includes(
+              SECRET,
+            ),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("redact: protocol structure is never a match, and no secret hides in it (table)", () => {
+  const SECRET = "hunter2SECRETzz";
+  const cases: { name: string; pattern: string; src: string; want: string }[] = [
+    {
+      name: "a pattern that is a state keeps valid reports (only the text outside them is scrubbed)",
+      pattern: "working",
+      src: "\x1b]7501;state=working:app=a\x1b\\working",
+      want: "\x1b]7501;state=working:app=a\x1b\\[R]",
+    },
+    {
+      name: "a valid kind and progress are vocabulary",
+      pattern: "permission|50",
+      src: "\x1b]7501;state=blocked:kind=permission\x1b\\\x1b]7501;state=working:progress=50\x07",
+      want: "\x1b]7501;state=blocked:kind=permission\x1b\\\x1b]7501;state=working:progress=50\x07",
+    },
+    {
+      name: "a secret as an invalid state, kind or progress is scrubbed",
+      pattern: SECRET,
+      src: `\x1b]7501;state=${SECRET}:kind=${SECRET}:progress=${SECRET}\x1b\\`,
+      want: "\x1b]7501;state=redacted-1:kind=redacted-1:progress=redacted-1\x1b\\",
+    },
+    {
+      name:
+        "the parser judges the scrubbed report as the original: an id over the segment limit stays over it (masked)",
+      pattern: SECRET,
+      src: `\x1b]7501;state=working:id=${SECRET.repeat(3)}\x1b\\`,
+      want: `\x1b]7501;state=working:id=${`${"x".repeat(14)}1`.repeat(3)}\x1b\\`,
+    },
+    {
+      name: "a raw match running over a title's terminator: the terminator and the report after it stay",
+      pattern: "pw=\\S*",
+      src: "\x1b]0;pw=abc\x07\x1b]7501;state=blocked\x07\x1bPq pw=x\x1b\\",
+      // "q" is the DCS's payload, inside the match: removed; its introducer stays.
+      want: "\x1b]0;[R]\x07\x1b]7501;state=blocked\x07\x1bP [R]\x1b\\",
+    },
+    {
+      name: "a valid OSC 9;4 progress report is vocabulary; the text after it is not",
+      pattern: "50|4;1",
+      src: "\x1b]9;4;1;50\x07 50% \x1b]9;4;1;50\x1b\\",
+      want: "\x1b]9;4;1;50\x07 [R]% \x1b]9;4;1;50\x1b\\",
+    },
+    {
+      name: "an unknown key's name keeps its length",
+      pattern: "hunter",
+      src: "\x1b]7501;state=idle:xhunter=1\x1b\\",
+      want: "\x1b]7501;state=idle:xxxxxxx=1\x1b\\",
+    },
+    {
+      name: "a secret as shown, split by a report: the shown characters go, the report stays",
+      pattern: SECRET,
+      src: "hun\x1b]7501;state=blocked\x1b\\ter2SE\x1b[1mCRETzz",
+      want: "[R]\x1b]7501;state=blocked\x1b\\\x1b[1m",
+    },
+    {
+      name: "a raw match running into a report: its bytes outside the report go, the report stays",
+      pattern: "pw=[^\\n]*",
+      src: "pw=abc\x1b]7501;state=idle\x07def\n",
+      want: "[R]\x1b]7501;state=idle\x07\n",
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const src = [o(0, c.src)];
+      const { events } = run([compilePattern(c.pattern)], { cols: 80, rows: 24 }, src);
+      assert.equal(td.decode((events[0] as { bytes: Uint8Array }).bytes), c.want);
+      assert.deepEqual(reports(events), reports(src));
+    });
+  }
+  test("truth markers keep their state and kind whatever the pattern; the rest of a label is scrubbed", () => {
+    const src: Event[] = [
+      { t: 0, kind: "marker", label: "truth:blocked:permission" },
+      { t: 1, kind: "marker", label: `truth:working:${SECRET}` },
+      { t: 2, kind: "marker", label: `note blocked ${SECRET}` },
+      { t: 3, kind: "marker", label: `truth:${SECRET}` },
+    ];
+    const { events } = run([compilePattern(`truth|blocked|permission|working|${SECRET}`)], {
+      cols: 80,
+      rows: 24,
+    }, src);
+    assert.deepEqual(events.map((e) => (e as { label: string }).label), [
+      "truth:blocked:permission",
+      "truth:working:[R]",
+      "note [R] [R]",
+      "[R]:[R]",
+    ]);
+  });
+  test("numbers anywhere in the header are matched as their JSON text; size, start time and idle limit are not", () => {
+    const header: Header = {
+      cols: 80,
+      rows: 24,
+      timestamp: 12345678,
+      idleTimeLimit: 2,
+      envExtra: { X_SECRET: 12345678, LIST: [12345678, 1] },
+      extra: { pin: 12345678, deep: { n: 12345678 } },
+      theme: { n: 12345678 },
+    };
+    const { header: h, r } = run([compilePattern("12345678")], header, []);
+    assert.equal(r.stats.header, 5);
+    assert.equal(h.timestamp, 12345678);
+    assert.deepEqual(h.envExtra, { X_SECRET: "[R]", LIST: ["[R]", 1] });
+    assert.deepEqual(h.extra, { pin: "[R]", deep: { n: "[R]" } });
+  });
+});

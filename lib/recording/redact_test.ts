@@ -135,3 +135,27 @@ describe("redact", () => {
     assert.deepEqual(envValuePatterns({}, { A: "#####", B: "abc-#####" }, ["#####"]).map((p) => p.source), []);
   });
 });
+
+describe('redact: raw 8-bit C1 (a "b" event)', () => {
+  const raw = (s: string) => Uint8Array.from([...s].map((c) => c.charCodeAt(0)));
+  const b64 = (s: string) => encodeBase64(te.encode(s));
+  test("OSC 7501 and OSC 52 between raw 0x9D and 0x9C/BEL are decoded and scrubbed; the C1 bytes stay raw", () => {
+    const src = [
+      o(0, raw(`\x9d7501;state=working:app=a:msg=${b64("raw hunter2SECRETzz")}\x9c`)),
+      o(1, raw(`\x9d52;c;${b64("clip hunter2SECRETzz")}\x07`)),
+    ];
+    const r = new Redactor({ patterns: [compilePattern("hunter2SECRETzz")], replace: "[R]" });
+    const out = runAll(r, src);
+    assert.deepEqual(
+      [...(out[0] as { bytes: Uint8Array }).bytes],
+      [...raw(`\x9d7501;state=working:app=a:msg=${b64("raw [R]")}\x9c`)],
+    );
+    assert.deepEqual([...(out[1] as { bytes: Uint8Array }).bytes], [...raw(`\x9d52;c;${b64("clip [R]")}\x07`)]);
+    assert.equal(r.stats.osc7501, 1);
+    assert.equal(r.stats.osc52, 1);
+    // What `redact --check` runs finds nothing left.
+    const again = new Redactor({ patterns: [compilePattern("hunter2SECRETzz")], replace: "[R]" });
+    runAll(again, out);
+    assert.equal(again.stats.osc7501 + again.stats.osc52 + again.stats.output, 0);
+  });
+});
