@@ -4,7 +4,7 @@
 // findings of every check that applies.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
-import { QUERY_ANSWERED_MARKER } from "../lib/recording/model.ts";
+import { QUERY_ANSWERED_MARKER, SESSION_STOP_MARKERS } from "../lib/recording/model.ts";
 import { createDetector } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
 import { manifestFor } from "../lib/detect/choose.ts";
@@ -68,7 +68,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
     onEvent: (e) => {
       if (e.kind === "marker" && e.label === QUERY_ANSWERED_MARKER) answersSent.push(e.t);
       if (e.kind === "input") inputs.push(e.t);
-      if (e.kind === "marker" && !stopped && STOP_MARKER.test(e.label)) {
+      if (e.kind === "marker" && !stopped && isStopMarker(e.label)) {
         stopped = { t: e.t, why: e.label.replace(/^pstlab: /, "") };
       }
       if (e.kind === "output") {
@@ -110,7 +110,7 @@ export async function readCapture(path: string, manifest: string, open: OpenOpti
  * program did not exit on its own, and what it left reported at that exit is not its
  * choice.
  */
-const STOP_MARKER = /^pstlab: (script failed: |stopped by --timeout )/;
+const isStopMarker = (label: string) => Object.values(SESSION_STOP_MARKERS).some((m) => label.startsWith(m));
 
 const MULTIPLEXERS = new Set(["tmux", "screen", "zellij", "byobu"]);
 

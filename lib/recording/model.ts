@@ -85,6 +85,15 @@ export const FIXTURE_SCHEMA = 1;
  * A query with no such marker was never answered.
  */
 export const QUERY_ANSWERED_MARKER = "pstlab:query-answered";
+/**
+ * The markers the recorder writes when it ends the session itself (a script wait that
+ * timed out, `--timeout`), followed by why: `check` reads them as the session's failure,
+ * not the program's.
+ */
+export const SESSION_STOP_MARKERS = {
+  script: "pstlab: script failed: ",
+  timeout: "pstlab: stopped by --timeout ",
+} as const;
 export const DEFAULT_SIZE = { cols: 120, rows: 32 };
 
 // The limits every reader applies, in one place, so a hostile or corrupt file ends in

@@ -18,7 +18,13 @@ import { RemoteScreen } from "./remote_screen.ts";
 import { QueryFilter } from "./query_filter.ts";
 import { LabelChannel, MAX_LABEL_BYTES } from "./labels.ts";
 import { runScript, ScriptFailed, type Step } from "./driver.ts";
-import { type Event, type Header, type Provenance, QUERY_ANSWERED_MARKER } from "../recording/model.ts";
+import {
+  type Event,
+  type Header,
+  type Provenance,
+  QUERY_ANSWERED_MARKER,
+  SESSION_STOP_MARKERS,
+} from "../recording/model.ts";
 import type { RecordingWriter } from "../recording/writer.ts";
 import { describeFsError } from "../recording/source.ts";
 import { InputError, UserError } from "../errors.ts";
@@ -543,7 +549,7 @@ class Session {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
         this.scriptScreen = e.screen;
-        this.write({ t: this.now(), kind: "marker", label: `pstlab: script failed: ${e.message}` });
+        this.write({ t: this.now(), kind: "marker", label: `${SESSION_STOP_MARKERS.script}${e.message}` });
         this.stopChild();
       })
       : Promise.resolve();
@@ -618,7 +624,7 @@ class Session {
     // Why the program ended, as the last event before its status: a capture cut by
     // --timeout must not read as a program that finished.
     if (this.timedOut) {
-      this.write({ t: duration, kind: "marker", label: `pstlab: stopped by --timeout after ${this.o.timeout} s` });
+      this.write({ t: duration, kind: "marker", label: `${SESSION_STOP_MARKERS.timeout}after ${this.o.timeout} s` });
     }
     this.write({ t: duration, kind: "exit", status });
     if (this.writeError === null) {
