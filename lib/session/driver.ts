@@ -5,7 +5,7 @@ import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
 import type { ScreenChanges } from "./screen_worker.ts";
 import { changedSince, type ScreenMark } from "../screen/screen.ts";
 import { sleep } from "../timers.ts";
-import { truthLabelProblem } from "../score/truth.ts";
+import { parseTruthLabel, truthLabelProblem } from "../score/truth.ts";
 // A scripted driver for headless recordings in CI (after VHS's tapes and expect):
 //
 //   wait /Do you want to proceed/ 30s   # a regex (Rust syntax, ^ $ per row) on the emulated
@@ -104,12 +104,12 @@ export function unendedBlockedLabel(steps: Step[], file: string): string | null 
   let answeredAfter = false;
   for (const s of steps) {
     const label = s.op === "label" ? s.label : s.op === "wait" ? s.label : null;
-    if (label?.startsWith("truth:")) {
+    if (label && parseTruthLabel(label)) {
       last = { line: s.line, label };
       answeredAfter = false;
     } else if (s.op === "send" && last) answeredAfter = true;
   }
-  if (!last || !last.label.startsWith("truth:blocked") || !answeredAfter) return null;
+  if (!last || parseTruthLabel(last.label)?.state !== "blocked" || !answeredAfter) return null;
   return `${file}:${last.line}: ${last.label} is the script's last truth label and is answered after it: it holds to the end of the recording (add \`label truth:working\` after the answer)`;
 }
 
