@@ -326,9 +326,10 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
     }
     if (o.multiple) ((values[name] ??= []) as unknown[]).push(v);
     else {
-      // The last one won without a word: `--export-csv a.csv --export-csv b.csv` wrote only
-      // b.csv, `-o - -o x.cast` only x.cast. An option that takes one value takes it once.
-      if (Object.hasOwn(values, name)) throw usage(`${shown} is given twice (give it once)`);
+      // A file named twice: the last one won without a word (`--export-csv a.csv
+      // --export-csv b.csv` wrote only b.csv, `-o - -o x.cast` only x.cast). Other options
+      // keep the usual rule, the last one wins (an alias's default, overridden).
+      if (o.file && Object.hasOwn(values, name)) throw usage(`${shown} is given twice (one file each)`);
       values[name] = v;
     }
   };
