@@ -63,7 +63,12 @@ export function writeTarget(p: string): string {
       return p; // missing: created where named (a dangling link's target included)
     }
     if (!st.isSymbolicLink()) return p;
-    p = path.resolve(path.dirname(p), fs.readlinkSync(p));
+    // What stands for an open pipe or socket (/proc/self/fd/1 → "pipe:[5808816]", when
+    // stdout is a pipe) is no path: the link itself is opened, and reaches the pipe.
+    // (Followed as a path, it named a folder that does not exist.)
+    const to = fs.readlinkSync(p);
+    if (/^[a-z_]+:\[\d+\]$/.test(to) || /^anon_inode:/.test(to)) return p;
+    p = path.resolve(path.dirname(p), to);
   }
   throw new InputError(`${p}: too many levels of symbolic links`);
 }

@@ -179,6 +179,20 @@ describe("the output gate, over every command that writes", () => {
   }
 });
 
+describe("/dev/stdout, /dev/stderr and /dev/fd/N when they are pipes", { skip: !fs.existsSync("/dev/fd/1") }, () => {
+  test("are written in place (their link names a pipe, not a folder)", () => {
+    const src = path.join(ROOT, "fixtures/captures/deploy.cast");
+    for (const target of ["/dev/stdout", "/dev/fd/1"]) {
+      const r = cli(["convert", src, target]);
+      assert.equal(r.code, 0, `${target}: ${r.stderr}`);
+      assert.match(r.stdout, /^\{"version":3/, target);
+    }
+    const e = cli(["trim", src, "/dev/stderr", "--to", "1"]);
+    assert.equal(e.code, 0, e.stderr);
+    assert.match(e.stderr, /\{"version":3/);
+  });
+});
+
 describe("two outputs of one command line that are the same file are refused (by name, link, identity)", () => {
   const cases: [string, (i: Inputs) => string[]][] = [
     ["-o X --export-csv X", () => ["-o", "same.json", "--format", "json", "--export-csv", "same.json"]],

@@ -160,6 +160,18 @@ function release(l: string | null): void {
   untrack(l);
 }
 
+/** The descriptor a path names when it is one of this process's own and not a regular file, else null. */
+function ownDescriptor(p: string): number | null {
+  const m = /^\/(?:dev\/(stdout|stderr|fd\/(\d+))|proc\/self\/fd\/(\d+))$/.exec(p);
+  if (!m) return null;
+  const fd = m[1] === "stdout" ? 1 : m[1] === "stderr" ? 2 : Number(m[2] ?? m[3]);
+  try {
+    return fs.fstatSync(fd).isFile() ? null : fd;
+  } catch {
+    return null; // not open here: the path says why when it is opened
+  }
+}
+
 export class OutputFile {
   private parts: string[] = [];
   private pending = 0;
@@ -169,6 +181,8 @@ export class OutputFile {
   private replaceOnWrite = false;
   /** Text to stdout: through the terminal writer's filter (lib/stdio.ts forTerminal). */
   private terminal = false;
+  /** A descriptor this process already had (stdout, /dev/fd/N): written, never closed. */
+  private borrowed = false;
 
   /**
    * @param temp where the bytes go until they are committed (renamed onto `path`), or
@@ -191,6 +205,16 @@ export class OutputFile {
     if (p === "-") {
       const out = new OutputFile("-", 1, !!opts.durable, false);
       out.terminal = !opts.raw;
+      out.borrowed = true;
+      return out;
+    }
+    // One of this process's own descriptors by name (/dev/stdout, /dev/fd/3): when it is a
+    // pipe, a socket or a terminal it is written as it is. Opened by its path, a socket
+    // fails (ENXIO), and a pipe's link ("pipe:[…]") named a folder that does not exist.
+    const own = ownDescriptor(p);
+    if (own !== null) {
+      const out = new OutputFile(p, own, !!opts.durable, false);
+      out.borrowed = true;
       return out;
     }
     // A symlinked output is written through to its target (the temp file beside the target,
@@ -355,7 +379,7 @@ export class OutputFile {
       this.discard();
       throw this.failure(e);
     }
-    if (this.fd !== 1) fs.closeSync(this.fd);
+    if (!this.borrowed) fs.closeSync(this.fd);
     try {
       this.commit();
     } catch (e) {
@@ -389,7 +413,7 @@ export class OutputFile {
   }
 
   private discard(): void {
-    if (this.fd !== 1) {
+    if (!this.borrowed) {
       try {
         fs.closeSync(this.fd);
       } catch { /* already closed */ }
