@@ -123,23 +123,56 @@ function pidAlive(pid: number): boolean {
  * The lock --overwrite and --append take: a file created exclusively beside the target,
  * holding our pid. One left by a process that is gone (SIGKILL) is taken over.
  */
+const NO_LOCK = new Error("no lock");
+
+/**
+ * Creates the lock file with this process's pid already in it: written beside it first,
+ * then hard-linked onto its name (which fails if it exists). A lock created empty and
+ * written after was read in between by a second writer as a stale lock with no pid,
+ * removed, and taken again: two recorders given one new name both recorded into it.
+ * Where hard links are refused, the lock is created and written as before.
+ */
+function takeLock(l: string): void {
+  const mine = `${l}.${process.pid}`;
+  track(mine); // a signal between here and its removal takes it too
+  try {
+    fs.writeFileSync(mine, `${process.pid}\n`, { flag: "w" });
+  } catch {
+    fs.rmSync(mine, { force: true });
+    untrack(mine);
+    throw NO_LOCK; // a full disk: no lock (the write that follows fails and says so)
+  }
+  try {
+    fs.linkSync(mine, l);
+    return;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "EEXIST") throw e;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EXDEV") throw e;
+  } finally {
+    fs.rmSync(mine, { force: true });
+    untrack(mine);
+  }
+  const fd = fs.openSync(l, "wx");
+  try {
+    fs.writeSync(fd, `${process.pid}\n`);
+  } catch {
+    fs.closeSync(fd);
+    fs.rmSync(l, { force: true });
+    throw NO_LOCK;
+  }
+  fs.closeSync(fd);
+}
+
 function lock(p: string): string | null {
   const l = besideName(p, "lock");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = fs.openSync(l, "wx");
-      try {
-        fs.writeSync(fd, `${process.pid}\n`);
-      } catch {
-        // A full disk: no lock (the write that follows fails and says so), and no empty lock file left.
-        fs.closeSync(fd);
-        fs.rmSync(l, { force: true });
-        return null;
-      }
-      fs.closeSync(fd);
+      takeLock(l);
       track(l);
       return l;
     } catch (e) {
+      if (e === NO_LOCK) return null;
       if ((e as { code?: string }).code !== "EEXIST") return null; // a folder we cannot write: open() says so
       let pid = NaN;
       try {
