@@ -34,10 +34,17 @@ export function parseDuration(s: string, what = "duration"): number {
   if (/^[0-9]+(\.[0-9]+)?$/.test(t)) total = Number(t);
   else {
     const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
-    let matched = 0, m: RegExpExecArray | null;
+    // Each unit once, largest first ("1m30s", not "1s1s" or "30s1m": a typo, not a sum).
+    const RANK = { h: 4, m: 3, s: 2, ms: 1 } as const;
+    let matched = 0, last = 5, m: RegExpExecArray | null;
     while ((m = re.exec(t))) {
-      const n = Number(m[1]);
-      total += m[2] === "ms" ? n / 1000 : m[2] === "s" ? n : m[2] === "m" ? n * 60 : n * 3600;
+      const n = Number(m[1]), unit = m[2] as keyof typeof RANK;
+      if (RANK[unit] >= last) {
+        matched = -1;
+        break;
+      }
+      last = RANK[unit];
+      total += unit === "ms" ? n / 1000 : unit === "s" ? n : unit === "m" ? n * 60 : n * 3600;
       matched = re.lastIndex;
     }
     if (matched !== t.length || t.length === 0) total = NaN;

@@ -54,7 +54,7 @@ describe("one line and exit 2 for bad input", () => {
         }
         if (!isDuration) continue;
         durations++;
-        for (const big of [String(MAX_SECONDS + 1), "99999999999", "700000000h"]) {
+        for (const big of [String(MAX_SECONDS + 1), "99999999999", "700000000h", "1s1s", "30s1m", "1h2h"]) {
           assert.throws(() => opt.parse!(big, `--${name}`), UsageError, `${c.spec.name} --${name} ${big}`);
         }
       }
@@ -115,6 +115,14 @@ describe("one line and exit 2 for bad input", () => {
           (e: unknown) => e instanceof UsageError && /is given twice/.test(e.message),
           `${c.spec.name} --${name}`,
         );
+        // Nor is `--` or another option taken for its value (`-o -- true` wrote a file named `--`).
+        for (const next of ["--", "--help"]) {
+          assert.throws(
+            () => parseCommand(c.spec, [`--${name}`, next, "x"]),
+            (e: unknown) => e instanceof UsageError && /needs a value/.test(e.message),
+            `${c.spec.name} --${name} ${next}`,
+          );
+        }
       }
     }
     assert.ok(checked >= 15, `only ${checked} options checked`);

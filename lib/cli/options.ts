@@ -333,6 +333,14 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
       values[name] = v;
     }
   };
+  // An option's value from the next word, unless that word is `--` or one of this
+  // command's options: `-o -- true` wrote a file named `--` and ran nothing, `-o
+  // --overwrite` a file named `--overwrite`. (A value that really starts so: `-o=--x`.)
+  const nextValue = (at: number): string | undefined => {
+    const w = argv[at];
+    if (w === "--" || (w?.startsWith("--") && findLong(cmd, w.slice(2).split("=")[0]))) return undefined;
+    return w;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") {
@@ -345,7 +353,7 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
       const found = findLong(cmd, name);
       if (!found) throw usage(`unknown option '--${name}'`);
       const [key, o] = found;
-      set(key, o, eq > 0 ? a.slice(eq + 1) : o.arg !== undefined ? argv[++i] : undefined, `--${name}`);
+      set(key, o, eq > 0 ? a.slice(eq + 1) : o.arg !== undefined ? nextValue(++i) : undefined, `--${name}`);
     } else if (a.startsWith("-") && a.length > 1) {
       for (let j = 1; j < a.length; j++) {
         const found = findShort(cmd, a[j]);
@@ -353,7 +361,7 @@ export function parseCommand<O extends Options>(cmd: CommandDef<O>, argv: string
         const [key, o] = found;
         if (o.arg === undefined) set(key, o, undefined, `-${a[j]}`);
         else {
-          set(key, o, j + 1 < a.length ? a.slice(j + 1) : argv[++i], `-${a[j]}`);
+          set(key, o, j + 1 < a.length ? a.slice(j + 1) : nextValue(++i), `-${a[j]}`);
           break;
         }
       }
