@@ -4,6 +4,7 @@
 // findings of every check that applies.
 
 import { type OpenOptions, openRecording } from "../lib/recording/open.ts";
+import { InputError } from "../lib/errors.ts";
 import { QUERY_ANSWERED_MARKER, SESSION_STOP_MARKERS } from "../lib/recording/model.ts";
 import { createDetector } from "../lib/detect/kinds.ts";
 import { resolveManifest } from "../lib/detect/bundled.ts";
@@ -51,6 +52,13 @@ export interface CaptureRead {
 /** One pass over a capture: protocol log and both timelines. */
 export async function readCapture(path: string, manifest: string, open: OpenOptions): Promise<CaptureRead> {
   const rec = await openRecording(path, open);
+  // A pane capture (`.txt`, `.ansi`, `.snap`) is one instant: no report can be early, late or
+  // left behind in it, and a build log named .txt passed as one.
+  if (rec.format === "snapshot") {
+    throw new InputError(
+      `${path}: a screen snapshot (one instant, no time): check judges a recording (report --labels scores snapshots)`,
+    );
+  }
   const chosen = await manifestFor(path, rec.header, manifest, open);
   const events: ProtocolEvent[] = [];
   const tracker = new Tracker((e) => events.push(e));

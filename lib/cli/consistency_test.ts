@@ -91,6 +91,10 @@ describe("one line and exit 2 for bad input", () => {
       const raw = writeTmp(dir, "out.recording", "\x1b]7501;state=working\x1b\\hello\r\n");
       assert.notEqual(cli([cmd, raw]).code, 2, `${cmd} on a .recording`);
     }
+    // A pane capture is one instant: check refuses it, as the capture and as the golden.
+    const pane = writeTmp(dir, "build.txt", "hello\nworld\n");
+    oneLineError(["check", pane], /build\.txt: a screen snapshot \(one instant, no time\)/);
+    oneLineError(["check", DEPLOY, "--against", pane], /build\.txt: a screen snapshot/);
     // Commands that only read bytes still take any file as raw output.
     assert.equal(cli(["scan", script]).code, 0);
   });
