@@ -6,6 +6,7 @@ import { openInput, printWarnings } from "./input.ts";
 import { openOutput, provenance, summarize, writeAll } from "./output.ts";
 import { type Event, MAX_TIME, type Recording } from "../recording/model.ts";
 import { sameFile } from "../recording/sink.ts";
+import { EscapeState } from "../recording/escape_state.ts";
 import { UsageError } from "../errors.ts";
 import { summaryOf } from "./commands.ts";
 
@@ -43,7 +44,12 @@ export interface CarriedTruth {
 }
 
 /** The recordings one after another, `gap` apart, with a resize where the size changes. */
-async function* concatenated(recs: Recording[], gap: number, carried: CarriedTruth[] = []): AsyncIterable<Event> {
+async function* concatenated(
+  recs: Recording[],
+  gap: number,
+  carried: CarriedTruth[] = [],
+  seams: string[] = [],
+): AsyncIterable<Event> {
   let offset = 0, last = 0;
   let size = { cols: recs[0].header.cols, rows: recs[0].header.rows };
   let truth: string | null = null;
@@ -66,8 +72,12 @@ async function* concatenated(recs: Recording[], gap: number, carried: CarriedTru
     }
     const before = truth;
     let own: number | null = null, ownLabel: string | null = null;
+    // A part that ends inside an escape sequence: the next part's first output continues it
+    // (an OSC 7501 report cut by trim --to swallowed the next file's first line).
+    const esc = new EscapeState();
     for await (const e of rec.events) {
       last = e.t + offset;
+      if (e.kind === "output") esc.feed(e.bytes);
       if (e.kind === "resize") size = { cols: e.cols, rows: e.rows };
       else if (e.kind === "marker" && e.label.startsWith("truth:")) {
         if (own === null) {
@@ -77,6 +87,11 @@ async function* concatenated(recs: Recording[], gap: number, carried: CarriedTru
         truth = e.label;
       }
       yield { ...e, t: last };
+    }
+    if (esc.inside && i < recs.length - 1) {
+      seams.push(
+        `${rec.path} ends inside an escape sequence: ${recs[i + 1].path}'s first output continues it in the result`,
+      );
     }
     // The same label carried up to its own first one changes nothing.
     if (before !== null && (own === null || (own > 0 && ownLabel !== before))) {
@@ -97,8 +112,9 @@ export const command = defineCommand(spec, async (p) => {
     ...first.header,
     provenance: first.header.provenance ?? provenance({ query_answered: null }),
   }, p.values);
-  const carried: CarriedTruth[] = [];
-  await writeAll(o, concatenated(recs, gap, carried));
+  const carried: CarriedTruth[] = [], seams: string[] = [];
+  await writeAll(o, concatenated(recs, gap, carried, seams));
+  for (const s of seams) err(`pstlab: warning: ${s}\n`);
   for (const r of recs) printWarnings(r);
   for (const c of carried) {
     err(

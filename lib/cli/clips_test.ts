@@ -83,6 +83,19 @@ describe("a cut inside an escape sequence", () => {
     const screen = cli(["screen", clip, "--at", "1.5"]).stdout;
     assert.doesNotMatch(screen, /kind=|app=/);
   });
+  test("cat of a part that ends inside a sequence says the next part continues it", () => {
+    const whole = writeTmp(dir, "split3.cast", split);
+    const head = path.join(dir, "split-head.cast");
+    assert.equal(cli(["trim", whole, head, "--to", "2"]).code, 0);
+    const r = cli(["cat", head, whole, "-o", path.join(dir, "joined-open.cast")]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /split-head\.cast ends inside an escape sequence: .*split3\.cast's first output continues it/,
+    );
+    const clean = cli(["cat", whole, whole, "-o", path.join(dir, "joined-clean.cast")]);
+    assert.doesNotMatch(clean.stderr, /escape sequence/);
+  });
   test("trim --to inside a sequence says so", () => {
     const whole = writeTmp(dir, "split2.cast", split);
     const r = cli(["trim", whole, path.join(dir, "split-to.cast"), "--to", "2"]);

@@ -24,6 +24,8 @@ export class EscapeState {
   private open: Uint8Array[] = [];
   private openBytes = 0;
   private overflow = false;
+  /** The open sequence began in the last piece fed (not in an earlier one). */
+  begunInLast = false;
 
   /** Whether the stream so far ends inside an escape sequence. */
   get inside(): boolean {
@@ -47,6 +49,7 @@ export class EscapeState {
 
   feed(b: Uint8Array): void {
     let start = this.s === S.Ground ? -1 : 0;
+    let fresh = false;
     for (let i = 0; i < b.length; i++) {
       const c = b[i];
       if (c === 0x18 || c === 0x1a) {
@@ -60,12 +63,14 @@ export class EscapeState {
           if (c === 0x1b) {
             this.s = S.Esc;
             start = i;
+            fresh = true;
           }
           break;
         case S.Esc:
           if (c === 0x1b) {
             this.reset();
             start = i;
+            fresh = true;
           } else if (c === 0x5b) this.s = S.Csi;
           else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) this.s = S.Str;
           else if (c >= 0x30 && c <= 0x7e || c >= 0x80) {
@@ -80,6 +85,7 @@ export class EscapeState {
             this.s = S.Esc;
             this.reset();
             start = i;
+            fresh = true;
           } else if (c >= 0x40 && c <= 0x7e) {
             this.s = S.Ground;
             start = -1;
@@ -102,6 +108,7 @@ export class EscapeState {
             // The ESC began a new sequence: this byte is its second.
             this.reset();
             start = i - 1 >= 0 ? i - 1 : 0;
+            fresh = i > 0; // its ESC was in this piece
             if (i === 0) this.keep(Uint8Array.of(0x1b)); // the ESC came in the previous piece
             this.s = S.Esc;
             i--; // read this byte again, in the ESC state
@@ -110,6 +117,7 @@ export class EscapeState {
       }
     }
     if (this.s !== S.Ground && start >= 0) this.keep(b.subarray(start));
+    this.begunInLast = this.s !== S.Ground && fresh;
   }
 
   private keep(part: Uint8Array): void {

@@ -72,3 +72,17 @@ describe("EscapeState", () => {
     );
   });
 });
+
+describe("EscapeState.begunInLast", () => {
+  test("says whether the open sequence began in the last piece", () => {
+    const e = new EscapeState();
+    e.feed(te.encode("text \x1b]7501;sta"));
+    assert.equal(e.begunInLast, true);
+    e.feed(te.encode("te=working"));
+    assert.equal(e.begunInLast, false, "still the sequence begun before");
+    e.feed(te.encode("\x1b\\plain"));
+    assert.equal(e.begunInLast, false, "closed");
+    e.feed(te.encode("\x1b[3"));
+    assert.equal(e.begunInLast, true);
+  });
+});

@@ -65,12 +65,13 @@ export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): Asy
       const head = before.openSequence();
       if (head) {
         within.feed(head);
+        openSince = 0;
         yield { t: 0, kind: "output", bytes: head };
       }
     }
     if (e.kind === "output") {
-      if (!within.inside) openSince = e.t - from;
       within.feed(e.bytes);
+      if (within.begunInLast) openSince = e.t - from;
     }
     yield { ...e, t: e.t - from };
   }
