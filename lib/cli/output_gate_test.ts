@@ -179,6 +179,38 @@ describe("the output gate, over every command that writes", () => {
   }
 });
 
+describe("a report never replaces a recording", () => {
+  test("report -o, check -o and --export-* over a capture are refused; over a report they replace it", () => {
+    const src = path.join(ROOT, "fixtures/captures/deploy.cast");
+    const d = tmpDir("pstlab-noreplace-");
+    try {
+      for (const [name, body] of [["other.cast", fs.readFileSync(src)], ["named.txt", fs.readFileSync(src)]] as const) {
+        const victim = path.join(d, name);
+        fs.writeFileSync(victim, body);
+        for (
+          const args of [["report", src, "-o", victim], ["check", src, "-o", victim], [
+            "report",
+            src,
+            "--export-json",
+            victim,
+          ]]
+        ) {
+          const r = cli(args);
+          assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+          assert.match(r.stderr, /is a recording; refusing to write a report over it/);
+          assert.deepEqual(fs.readFileSync(victim), Buffer.from(body));
+        }
+      }
+      const rep = path.join(d, "report.md");
+      for (let i = 0; i < 2; i++) {
+        assert.equal(cli(["report", src, "-o", rep]).code, 0, "a report re-run replaces its report");
+      }
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("/dev/stdout, /dev/stderr and /dev/fd/N when they are pipes", { skip: !fs.existsSync("/dev/fd/1") }, () => {
   test("are written in place (their link names a pipe, not a folder)", () => {
     const src = path.join(ROOT, "fixtures/captures/deploy.cast");

@@ -205,6 +205,34 @@ function ownDescriptor(p: string): number | null {
   }
 }
 
+/**
+ * A text output (a report, a check result, an export) replaces what was there, as a
+ * report re-run in CI must: but never a recording. `report x.cast -o other.cast` put a
+ * table where a capture was; a capture is kept by every other writer unless --overwrite.
+ */
+function refuseRecording(p: string): void {
+  if (p === "-") return;
+  const target = writeTarget(p);
+  let head = "";
+  try {
+    if (!fs.statSync(target).isFile()) return;
+    const fd = fs.openSync(target, "r");
+    try {
+      const b = new Uint8Array(512);
+      head = new TextDecoder().decode(b.subarray(0, fs.readSync(fd, b, 0, b.length, 0)));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return; // missing or unreadable: the open says what it must
+  }
+  const ext = path.extname(target).toLowerCase();
+  const castHeader = /^\s*\{[^\n]*"version"\s*:\s*[23]\b/.test(head);
+  if (castHeader || (head.length > 0 && (ext === ".cast" || ext === ".ttyrec"))) {
+    throw new InputError(`${p}: is a recording; refusing to write a report over it (name another file)`);
+  }
+}
+
 export class OutputFile {
   private parts: string[] = [];
   private pending = 0;
@@ -424,8 +452,9 @@ export class OutputFile {
 
   /** A whole text to `p` (through a temporary file, so all or nothing), or to stdout (`-`). */
   static writeAll(p: string, text: string, raw?: RawChannel): void {
-    const out = OutputFile.open(p, { overwrite: true, raw });
+    const out = OutputFile.open(p, { overwrite: true, raw }); // an input of this command is refused there
     try {
+      refuseRecording(p);
       out.write(text);
     } catch (e) {
       out.abort();
