@@ -211,6 +211,17 @@ describe("record (headless, real PTY)", () => {
     assert.equal(c.code, 0, c.stderr);
     assert.doesNotMatch(c.stderr, /last truth label/);
   });
+  test("a wait sees the output of a program that prints and exits at once", () => {
+    const s = writeTmp(dir, "quick.txt", "wait /x/ 2s\n");
+    for (let i = 0; i < 3; i++) {
+      const r = record(["--script", s, "-o", castPath(), "--", "sh", "-c", "echo x"]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const never = writeTmp(dir, "never.txt", "wait /never/ 2s\n");
+    const n = record(["--script", never, "-o", castPath(), "--", "sh", "-c", "echo x"]);
+    assert.equal(n.code, 3);
+    assert.match(n.stderr, /never\.txt:1: the program exited before \/never\//);
+  });
   test("a script's misspelt truth label is refused at its line", () => {
     const s = writeTmp(dir, "typo.txt", "sleep 10ms\nlabel truth:nope\n");
     const r = record(["--script", s, "-o", castPath(), "--", "true"]);

@@ -241,6 +241,11 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
           // The time of the last output the screen had seen when asked: the match
           // appeared with it (or earlier, in output an earlier poll already saw).
           const at = host.lastOutputAt();
+          // Whether the program had ended (its output all read) when the screen was asked
+          // for: only then does a screen without the match mean it never came. Asked first,
+          // the screen could predate the last output of a program that printed and exited
+          // within one poll (`sh -c 'echo x'` failed its `wait /x/`).
+          const ended = host.exited();
           const got = await host.screen();
           const screen = own && got.view ? { ...got, changedFrom: changedSince(own, got.rows, got.view) } : got;
           const end = waitMatch(s, screen);
@@ -250,9 +255,10 @@ export async function runScript(steps: Step[], host: ScriptHost, file: string, s
             break;
           }
           const what = `${s.src}${s.anywhere ? " on the screen" : " in text that appeared since the previous step"}`;
-          if (host.exited()) {
+          if (ended) {
             throw new ScriptFailed(s, `${where}: the program exited before ${what}`, lastRows(screen));
           }
+          if (host.exited()) continue; // ended meanwhile: one more look, at everything it wrote
           if (host.now() > deadline) {
             throw new ScriptFailed(s, `${where}: timed out after ${s.timeout} s waiting for ${what}`, lastRows(screen));
           }

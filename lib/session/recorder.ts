@@ -159,6 +159,8 @@ class Session {
   private pty: Pty | null = null;
   private lastOutputAt = -Infinity;
   private exited = false;
+  /** The program exited and its last output was read (what a script waits on). */
+  private outputEnded = false;
   private reports = 0;
   private queriesSeen = 0;
   private queriesAnswered = 0;
@@ -347,6 +349,16 @@ class Session {
     this.exit = this.pty.exited.then((e) => {
       this.exited = true;
       return e;
+    });
+    // A script sees the program as gone only once its last output is read (or the drain's
+    // grace ran out): a program that printed and exited within a poll failed its `wait`
+    // ("exited before /x/") with the match on its way.
+    const pty = this.pty;
+    void this.exit.then(async () => {
+      let grace: Timer | undefined;
+      await Promise.race([pty.drained, new Promise<void>((r) => (grace = later(r, this.o.drainGraceMs ?? 2000)))]);
+      grace?.clear(); // a pending timer would keep the process alive
+      this.outputEnded = true;
     });
     const labelTimer = setInterval(() => {
       this.labels.poll();
@@ -537,14 +549,14 @@ class Session {
             this.screen?.changes() ?? Promise.resolve({ rows: [], changedFrom: [], cursor: { x: 0, y: 0 } }),
           markScreen: () => this.screen?.mark(),
           lastOutputAt: () => this.lastOutputAt,
-          exited: () => this.exited,
+          exited: () => this.outputEnded,
           send: this.onInput,
           // A label for a moment already past lands there, but never before an event written.
           label: (l, at) => this.write({ t: Math.max(at ?? this.now(), this.lastT), kind: "marker", label: l }),
           resize: this.resize,
         },
         o.script.file,
-        () => this.exited,
+        () => this.outputEnded,
       ).catch((e) => {
         if (!(e instanceof ScriptFailed)) throw e;
         this.scriptError = e.message;
