@@ -10,6 +10,7 @@
 //   protocol sequences, listed once in RAW_CHANNELS.
 
 import * as fs from "node:fs";
+import { InputError } from "./errors.ts";
 import { OWN_SEQUENCE, uEscape, visible } from "./text.ts";
 
 /** The commands and parts whose job is to send bytes as they are; nothing else may. */
@@ -40,6 +41,21 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
         continue;
       }
       if (code === "EPIPE") throw new BrokenPipe();
+      if (fd === 1 || fd === 2) {
+        // A full or closed stdout is the user's setup, not a bug: one line and exit 2 (it
+        // was an "internal error", exit 70; a closed stdout lost emit's report with exit 0).
+        const name = fd === 1 ? "standard output" : "standard error";
+        const why = code === "ENOSPC"
+          ? "no space left on device"
+          : code === "EBADF"
+          ? "it is closed"
+          : code === "EFBIG"
+          ? "file too large"
+          : code === "EIO"
+          ? "input/output error"
+          : (e as Error).message;
+        throw new InputError(`${name}: cannot write: ${why}`);
+      }
       throw e;
     }
   }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { castText, cli, ROOT, tmpDir, writeTmp } from "../testkit.ts";
+import { castText, cli, MAIN, ROOT, runtimeArgv, tmpDir, writeTmp } from "../testkit.ts";
 import { sweepStale } from "../session/labels.ts";
 import { plural } from "../text.ts";
 import { COMMANDS } from "./commands.ts";
@@ -74,6 +74,36 @@ describe("small things", () => {
       assert.deepEqual(fs.readdirSync(tmp), [`pstlab-labels-${process.pid}-abc`]);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a full standard output", { skip: !fs.existsSync("/dev/full") }, () => {
+  test("is one line and exit 2 for every command that prints, never an internal error", () => {
+    const cast = path.join(ROOT, "fixtures/captures/deploy.cast");
+    const [cmd, ...pre] = runtimeArgv();
+    for (
+      const args of [
+        ["--version"],
+        ["help"],
+        ["emit", "working"],
+        ["info", cast],
+        ["status", cast],
+        ["screen", cast],
+        ["scan", cast],
+        ["detect", cast],
+        ["hooks", "claude"],
+        ["report", cast],
+      ]
+    ) {
+      const full = fs.openSync("/dev/full", "w");
+      try {
+        const r = spawnSync(cmd, [...pre, MAIN, ...args], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
+        assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+        assert.match(r.stderr, /standard output: cannot write: no space left on device/, args.join(" "));
+      } finally {
+        fs.closeSync(full);
+      }
     }
   });
 });
