@@ -73,6 +73,33 @@ export function writeTarget(p: string): string {
   throw new InputError(`${p}: too many levels of symbolic links`);
 }
 
+/**
+ * The captures one command scores are distinct files (by identity): `report a.cast
+ * ./a.cast` counted its episodes twice and weighed its rows double. Pipes and devices are
+ * read once each, whatever their names.
+ */
+export function refuseSameInputs(inputs: string[]): void {
+  const seen = new Map<string, string>();
+  for (const p of inputs) {
+    if (p === "-") continue;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      continue; // missing: its reader says so
+    }
+    if (!st.isFile()) continue;
+    const k = `${st.dev}:${st.ino}`;
+    const other = seen.get(k);
+    if (other !== undefined) {
+      throw new InputError(
+        `${p}: ${other === p ? "is given twice" : `is the same file as ${other}`}; give each capture once`,
+      );
+    }
+    seen.set(k, p);
+  }
+}
+
 /** The outputs of one command line are distinct files (by resolved path and by identity): `-o a --export-csv a` would write one over the other. */
 export function refuseSameOutputs(outputs: string[]): void {
   const seen = new Map<string, string>();

@@ -161,12 +161,15 @@ describe("report --labels warns about labels that do not fit", () => {
   const c = writeTmp(dir, "short.cast", castText([[0, "o", "a"], [4, "o", "b"]]));
   test("labels past the end and out of order: one line each, read sorted", () => {
     const l = writeTmp(dir, "l.tsv", "0\tworking\n3\tidle\n1\tblocked\tpermission\n23.9\tidle\n");
-    const r = cli(["report", c, c, "--labels", l, "--detectors", "protocol", "--episodes"]);
+    // Two captures (one file may be given once): the labels file's own warning is said once.
+    const c2 = writeTmp(dir, "short2.cast", fs.readFileSync(c, "utf8"));
+    const r = cli(["report", c, c2, "--labels", l, "--detectors", "protocol", "--episodes"]);
     assert.equal(r.code, 0, r.stderr);
     const warnings = r.stderr.split("\n").filter((x) => x.includes("warning"));
     assert.deepEqual(warnings, [
       `pstlab: warning: ${l}:3: labels out of order (1 s after 3 s): read sorted by time`,
       `pstlab: warning: ${l}: labels past the end of ${c} (4.00 s), the last at 23.90 s`,
+      `pstlab: warning: ${l}: labels past the end of ${c2} (4.00 s), the last at 23.90 s`,
     ]);
     assert.match(r.stdout, /#1 1\.000–3\.000 s \(permission\)/);
   });

@@ -134,11 +134,19 @@ describe("one line and exit 2 for bad input", () => {
     const report = (await loadCommands()).find((c) => c.spec.name === "report")!;
     assert.equal(parseCommand(report.spec, ["--format", "json", "--format", "csv"])?.values.format, "csv");
   });
+  test("report scores each capture once: the same file twice, by any name, is refused", () => {
+    oneLineError(["report", DEPLOY, DEPLOY], /deploy\.cast: is given twice; give each capture once/);
+    const link = path.join(dir, "deploy-link.cast");
+    fs.rmSync(link, { force: true });
+    fs.symlinkSync(DEPLOY, link);
+    oneLineError(["report", DEPLOY, link], /deploy-link\.cast: is the same file as .*deploy\.cast/);
+  });
   test("a manifest error names the file from --manifest and from --detectors alike", () => {
     const bad = writeTmp(dir, "bad.toml", "[[rules]\nid = 1\n");
     const a = oneLineError(["detect", BUNDLED, "--manifest", bad], /bad\.toml/);
     const b = oneLineError(["report", BUNDLED, "--detectors", `screen:${bad}`], /bad\.toml/);
-    const c = oneLineError(["report", BUNDLED, "--detectors", `screen:${bad}`, "--jobs", "2", BUNDLED], /bad\.toml/);
+    const twin = writeTmp(dir, "twin.cast", fs.readFileSync(BUNDLED, "utf8"));
+    const c = oneLineError(["report", BUNDLED, "--detectors", `screen:${bad}`, "--jobs", "2", twin], /bad\.toml/);
     assert.equal(b.stderr, a.stderr);
     assert.equal(c.stderr, a.stderr);
   });

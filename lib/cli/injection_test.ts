@@ -58,7 +58,9 @@ describe("documents: no markup, no formula", () => {
     assert.ok(!/(^|[^\\])<img/.test(md.replace(/`[^`]*`/g, "")), md);
   });
   test("CSV cells cannot start a formula", () => {
-    const csv = clean(["report", cast, cast, "--format", "csv"]).stdout;
+    const twin = path.join(path.dirname(cast), "twin-" + path.basename(cast));
+    fs.copyFileSync(cast, twin);
+    const csv = clean(["report", cast, twin, "--format", "csv"]).stdout;
     for (const line of csv.trim().split("\n")) {
       for (const cell of line.split(",")) assert.ok(!/^"?[=+\-@]/.test(cell), cell);
     }

@@ -65,6 +65,7 @@ import * as fs from "node:fs";
 import { readTextFile } from "../recording/source.ts";
 import { declaredSourcesOfFile } from "../recording/sources.ts";
 import { readCapped } from "../foreign_json.ts";
+import { refuseSameInputs } from "../inputs.ts";
 import { disarm, REDRAW_LINE } from "../text.ts";
 import { summaryOf } from "./commands.ts";
 
@@ -461,6 +462,7 @@ export const command = defineCommand(spec, async (p) => {
     throw new UsageError("report: --compare-manifest needs --labels FILE labelling pane captures (PATH<TAB>state)");
   }
   if (p.positionals.length === 0) throw missingArgument(spec);
+  if (!v.merge) refuseSameInputs(p.positionals);
   const manifest = v.manifest ?? AUTO;
   if (manifest !== AUTO) resolveManifest(manifest);
   const merged = v.merge ? onlyDetectors(readShards(p.positionals), v.detectors) : null;
