@@ -122,9 +122,18 @@ export const command = defineCommand(spec, async (p) => {
   const replace = p.values.replace ?? "[REDACTED]";
   // The replacement is written into the output stream: a control character in it (ESC,
   // BEL, C1) would start or end sequences there, and could forge or swallow a report.
-  if (/[\x00-\x1f\x7f-\x9f]/.test(replace)) {
+  if (/[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/.test(replace)) {
     throw new UsageError(
-      "redact: --replace must be printable text: a control character in it would be a sequence in the output",
+      "redact: --replace must be printable text: a control or invisible formatting character in it would act in the output",
+    );
+  }
+  // A replacement its own pattern matches: every later `redact --check` would find it.
+  const matched = patterns.find((pt) => pt.first(replace) !== null);
+  if (matched) {
+    throw new UsageError(
+      `redact: the --replace text is matched by --pattern ${
+        JSON.stringify(matched.source)
+      }: redact --check would find it wherever it replaced a secret`,
     );
   }
   // The placeholder a previous redact wrote into the header's env is not a secret.

@@ -157,3 +157,23 @@ describe("redact on the command line", () => {
     }
   });
 });
+
+describe("the replacement text", () => {
+  test("is refused when its own pattern matches it, or when it holds an invisible formatting character", () => {
+    for (
+      const [args, re] of [
+        [["--pattern", "sk-[A-Z]+|RED"], /the --replace text is matched by --pattern "sk-\[A-Z\]\+\|RED"/],
+        [["--pattern", "sk-[A-Z]+", "--replace", "sk-XXXX"], /the --replace text is matched by --pattern/],
+        [["--pattern", "x", "--replace", "\u202e"], /--replace must be printable text/],
+        [["--pattern", "x", "--replace", "a\u200bb"], /--replace must be printable text/],
+      ] as const
+    ) {
+      const r = cli(["redact", DEPLOY, path.join(dir, "never.cast"), ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, re);
+      assert.ok(!fs.existsSync(path.join(dir, "never.cast")));
+    }
+    // A replacement the pattern does not match is fine.
+    assert.equal(cli(["redact", DEPLOY, "-", "--pattern", "sk-[A-Z]+", "--replace", "sk-xxxx"]).code, 0);
+  });
+});
