@@ -18,7 +18,7 @@
 // characters of a secret as shown) stays in its read, so every report completes at the
 // time it did. Every event still decodes. `redact --check` runs this same Redactor.
 
-import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import { compilePattern, matchesOnlyEmpty, type Pattern, RegexError } from "../regex/pattern.ts";
 import { UsageError } from "../errors.ts";
 import { decodeBase64Strict, encodeBase64 } from "../osc7501/base64.ts";
 import type { Event, Header } from "./model.ts";
@@ -904,7 +904,7 @@ export function compilePatterns(sources: string[]): Pattern[] {
     // `--pattern "$TOKEN"` with TOKEN unset: scrubbing nothing and saying "0 replacements"
     // would publish the secret; so would a pattern that can match only the empty string
     // (`^`, `\b`, `(?:)`, `a{0}`).
-    if (onlyEmpty(p, src)) {
+    if (matchesOnlyEmpty(p, src)) {
       throw new UsageError(
         src === ""
           ? "redact: empty pattern (an unset shell variable?): it would scrub nothing"
@@ -913,21 +913,4 @@ export function compilePatterns(sources: string[]): Pattern[] {
     }
     return p;
   });
-}
-
-/**
- * Whether a pattern can only match the empty string, decided on a probe: every ASCII
- * character (in order, so short ranges like "AB" occur), some non-ASCII, and the
- * pattern's own text with and without its escapes (where its literals are: `x?` finds
- * "x" there). It matches there (`test` counts an empty match) but never a non-empty
- * string (`all` yields only those). A pattern that needs text the probe lacks is let
- * through: its empty matches scrub nothing (the regex runner never yields them).
- */
-function onlyEmpty(p: Pattern, src: string): boolean {
-  let ascii = "";
-  for (let c = 0; c < 0x80; c++) ascii += String.fromCharCode(c);
-  const probe = `${ascii} é日ж\u00a0\u009d ${src} ${src.replace(/\\./g, "")} `;
-  if (!p.test("") && !p.test(probe)) return false;
-  for (const _ of p.all(probe)) return false;
-  return true;
 }

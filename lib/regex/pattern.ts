@@ -248,3 +248,22 @@ function withinBudget(a: Analysis, text: string): boolean {
 
 /** Compiles a Rust-syntax pattern (throws RegexError with the reason). */
 export const compilePattern = (pattern: string, flags = ""): Pattern => Pattern.compile(pattern, flags);
+
+/**
+ * Whether a pattern can only match the empty string, decided on a probe: every ASCII
+ * character (in order, so short ranges like "AB" occur), some non-ASCII, and the
+ * pattern's own text with and without its escapes (where its literals are: `x?` finds
+ * "x" there). It matches there (`test` counts an empty match) but never a non-empty
+ * string (`all` yields only those). A pattern that needs text the probe lacks is let
+ * through: its empty matches scrub nothing (the regex runner never yields them).
+ * Shared by redact (a pattern that scrubs nothing) and record --script (a wait that can
+ * never see its text appear).
+ */
+export function matchesOnlyEmpty(p: Pattern, src: string): boolean {
+  let ascii = "";
+  for (let c = 0; c < 0x80; c++) ascii += String.fromCharCode(c);
+  const probe = `${ascii} é日ж\u00a0\u009d ${src} ${src.replace(/\\./g, "")} `;
+  if (!p.test("") && !p.test(probe)) return false;
+  for (const _ of p.all(probe)) return false;
+  return true;
+}

@@ -1,7 +1,7 @@
 import { parseDuration, SIZE_MAX, SIZE_MIN } from "../units.ts";
 import { FixtureError } from "../errors.ts";
 import { LABEL_KEYS } from "./label_keys.ts";
-import { compilePattern, type Pattern, RegexError } from "../regex/pattern.ts";
+import { compilePattern, matchesOnlyEmpty, type Pattern, RegexError } from "../regex/pattern.ts";
 import type { ScreenChanges } from "./screen_worker.ts";
 import { changedSince, type ScreenMark } from "../screen/screen.ts";
 import { sleep } from "../timers.ts";
@@ -413,6 +413,10 @@ function parseWait(
     } catch (e) {
       if (!(e instanceof RegexError)) throw e;
       fail(`bad regex /${body}/: ${(e as Error).message}`);
+    }
+    // `wait /^/`, `wait //`: an empty match reaches no new text, so the wait could only time out.
+    if (matchesOnlyEmpty(patterns[patterns.length - 1], body)) {
+      fail(`/${body}/ matches only the empty string: a wait for it can never see it appear`);
     }
     srcs.push(`/${body}/${flags}`);
     r = r.slice(i + 1 + flags.length).trimStart();

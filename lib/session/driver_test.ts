@@ -92,6 +92,10 @@ describe("wait's syntax", () => {
       ["wait x", /wait needs \/regex\//],
       ["wait /(/", /bad regex/],
       ["wait /x/ or", /wait needs \/regex\//],
+      // A wait for what only matches the empty string could only time out.
+      ["wait /^/", /matches only the empty string/],
+      ["wait //", /matches only the empty string/],
+      ["wait /x/ or /(?:)/", /matches only the empty string/],
     ] as const
   ) {
     test(`${line}: file:line and why`, () => {
