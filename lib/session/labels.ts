@@ -39,6 +39,9 @@ export function sweepStale(tmp = os.tmpdir()): void {
   }
 }
 
+/** A label (or hook) line with no newline after it for this long is taken as written whole. */
+export const UNTERMINATED_MS = 200;
+
 /** Longest label (or hook) line kept, in bytes: the rest of a longer line is dropped. */
 export const MAX_LABEL_BYTES = 4096;
 const dec = new TextDecoder();
@@ -58,6 +61,8 @@ export class LabelChannel {
   /** Lines cut at MAX_LABEL_BYTES (for one warning when the recording ends). */
   truncated = 0;
   private buf = new Uint8Array(65536);
+  /** When the last bytes came (performance.now): an unterminated line that long idle is a line. */
+  private lastBytesAt = 0;
 
   /** `name`: the FIFO's name and its private directory's prefix (the hooks channel is one too). */
   constructor(private readonly onLabel: (label: string) => void, name = "labels") {
@@ -84,6 +89,7 @@ export class LabelChannel {
   /** Reads whatever is waiting (non-blocking). */
   poll(): void {
     if (this.fd < 0) return;
+    let got = false;
     while (true) {
       let n: number;
       try {
@@ -93,6 +99,8 @@ export class LabelChannel {
         throw e;
       }
       if (n <= 0) break;
+      got = true;
+      this.lastBytesAt = performance.now();
       // Each byte is looked at once and a line never grows past the cap, so time is linear
       // and memory bounded whatever a writer sends (one 40 MB line took 51 s and 528 MB).
       let from = 0;
@@ -114,6 +122,10 @@ export class LabelChannel {
         from = end + 1;
       }
     }
+    // The FIFO stays open here (no end of file between writers): a line written without
+    // its newline (`printf 'truth:blocked'`) was joined to the next writer's line
+    // ("truth:blockedtruth:working"). One left unterminated for UNTERMINATED_MS is a line.
+    if (!got && this.lineLen > 0 && performance.now() - this.lastBytesAt >= UNTERMINATED_MS) this.emit(true);
   }
 
   /** The line read so far becomes a label (a character cut by the cap is left out). */

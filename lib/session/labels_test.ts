@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { LabelChannel, MAX_LABEL_BYTES } from "./labels.ts";
+import { LabelChannel, MAX_LABEL_BYTES, UNTERMINATED_MS } from "./labels.ts";
 
 /** Writes `data` into the FIFO without blocking, draining the channel whenever the pipe is full. */
 function feed(ch: LabelChannel, data: Uint8Array): void {
@@ -37,4 +37,23 @@ test("a label line over the cap is cut there, the rest dropped, the next line wh
   assert.equal(labels[2], "a" + "é".repeat((MAX_LABEL_BYTES - 1) >> 1)); // no half character
   assert.equal(labels[3], "last");
   assert.equal(ch.truncated, 2);
+});
+
+test("a line a writer left without its newline is a line once nothing more comes, not the start of the next", async (t) => {
+  const labels: string[] = [];
+  const ch = new LabelChannel((l) => labels.push(l));
+  if (ch.unavailable) return t.skip(ch.unavailable);
+  const te = new TextEncoder();
+  try {
+    feed(ch, te.encode("truth:blocked:question"));
+    ch.poll();
+    assert.deepEqual(labels, [], "a line being written is not cut at once");
+    await new Promise((r) => setTimeout(r, UNTERMINATED_MS + 100));
+    ch.poll();
+    feed(ch, te.encode("truth:working\n"));
+    ch.poll();
+    assert.deepEqual(labels, ["truth:blocked:question", "truth:working"]);
+  } finally {
+    ch.close();
+  }
 });
