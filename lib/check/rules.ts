@@ -115,6 +115,10 @@ function expectRule(t: Record<string, unknown>, line: number, fail: (m: string, 
         fail(`${k} must be a whole number`, k);
       }
     }
+    // A range no count can be in: the rule would fail every capture, whatever it holds.
+    if (typeof t.reports_min === "number" && typeof t.reports_max === "number" && t.reports_min > t.reports_max) {
+      fail(`reports_min (${t.reports_min}) is more than reports_max (${t.reports_max})`, "reports_max");
+    }
     return {
       kind: "reports",
       line,

@@ -413,6 +413,11 @@ describe("rules file", () => {
         ],
         ["oneforbid.toml", '[forbid]\nstate = "idle"\n', /oneforbid\.toml:1: \[forbid\] is one table/],
         ["empty.toml", "# nothing yet\n", /empty\.toml: no rules/],
+        [
+          "range.toml",
+          "[[expect]]\nreports_min = 5\nreports_max = 2\n",
+          /range\.toml:3: \[\[expect\]\]: reports_min \(5\) is more than reports_max \(2\)/,
+        ],
       ] as const
     ) {
       const r = cli(["check", sim("correct"), "--rules", writeTmp(dir, name, text)]);

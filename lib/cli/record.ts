@@ -87,7 +87,7 @@ export const spec = {
       ...text("NAME", "the tmux server's socket name (tmux -L NAME), for a server other than the default"),
       requires: ["tmux-pane"],
     },
-    timeout: duration("S", "end the program (SIGTERM) after S seconds; pstlab then exits 124"),
+    timeout: duration("S", "end the program (SIGTERM) after S seconds; pstlab then exits 124 (0: no limit)"),
     append: { ...flag("append to an existing v3 recording"), conflicts: ["overwrite"] },
     overwrite: flag("replace an existing non-empty file"),
     return: flag("exit with the program's status (128+signal when it was killed)"),
