@@ -42,8 +42,8 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
       }
       if (code === "EPIPE") throw new BrokenPipe();
       if (fd === 1 || fd === 2) {
-        // A full or closed stdout is the user's setup, not a bug: one line and exit 2 (it
-        // was an "internal error", exit 70; a closed stdout lost emit's report with exit 0).
+        // A full (or closed) stdout is the user's setup, not a bug: one line and exit 2
+        // (`pstlab info x > /dev/full` was an "internal error", exit 70).
         const name = fd === 1 ? "standard output" : "standard error";
         const why = code === "ENOSPC"
           ? "no space left on device"
