@@ -134,6 +134,13 @@ describe("one line and exit 2 for bad input", () => {
     const report = (await loadCommands()).find((c) => c.spec.name === "report")!;
     assert.equal(parseCommand(report.spec, ["--format", "json", "--format", "csv"])?.values.format, "csv");
   });
+  test("--input-format that the header contradicts, and a script log from stdin, are one line", () => {
+    oneLineError(["info", DEPLOY, "--input-format", "v2"], /deploy\.cast:1: the header is asciicast v3, not v2/);
+    const timing = writeTmp(dir, "t.log", "0.1 1\n");
+    const r = cli(["convert", "-", "-", "--timing", timing], { input: "x" });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /t\.log: a script output log is read by its path, not from stdin/);
+  });
   test("report scores each capture once: the same file twice, by any name, is refused", () => {
     oneLineError(["report", DEPLOY, DEPLOY], /deploy\.cast: is given twice; give each capture once/);
     const link = path.join(dir, "deploy-link.cast");

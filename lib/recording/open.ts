@@ -99,6 +99,10 @@ async function recordingOf(p: string, src: Source, opts: OpenOptions): Promise<R
   if (format === "v3" || format === "v2") {
     if (src.head.length === 0) throw new FixtureError(p, null, "empty file (no asciicast header)");
     const { version, header } = parseHeaderLine(p, line, warnings);
+    // Told v2 or v3, and the header says the other: said, not read as the header says.
+    if ((opts.from === "v2" || opts.from === "v3") && opts.from !== `v${version}`) {
+      throw new FixtureError(p, 1, `the header is asciicast v${version}, not ${opts.from} (--input-format)`);
+    }
     return {
       format: version === 3 ? "v3" : "v2",
       path: p,
@@ -158,6 +162,14 @@ async function openScript(p: string, opts: OpenOptions): Promise<Recording> {
     return fs.existsSync(name) ? name : undefined;
   };
   const out = p !== timing ? p : resolveLog(info.OUTPUT_LOG);
+  // The log is read at the offsets its timing file gives, by its path (it said "-: no such file").
+  if (out === "-") {
+    throw new FixtureError(
+      timing,
+      null,
+      "a script output log is read by its path, not from stdin (-): give the log's file",
+    );
+  }
   if (!out) {
     throw new FixtureError(
       timing,
