@@ -240,7 +240,11 @@ export const command = defineCommand(spec, async (p) => {
   const stdin = process.stdin as unknown as Stdin;
   const labelFile = v.label ? new LabelFile(v.label) : null;
   const rec = await openInput(path, v);
-  const limit = labelFile ? undefined : v["idle-time-limit"] ?? rec.header.idleTimeLimit;
+  // A header's limit is taken only when it is one (a positive number): -5 played time backwards.
+  const fromHeader = rec.header.idleTimeLimit !== undefined && rec.header.idleTimeLimit > 0
+    ? rec.header.idleTimeLimit
+    : undefined;
+  const limit = labelFile ? undefined : v["idle-time-limit"] ?? fromHeader;
   const read = watchEnd(rec.events);
   const loaded = await load({ ...rec, events: read.events }, window, limit);
   printWarnings(rec);
