@@ -96,6 +96,14 @@ describe("a cut inside an escape sequence", () => {
     const clean = cli(["cat", whole, whole, "-o", path.join(dir, "joined-clean.cast")]);
     assert.doesNotMatch(clean.stderr, /escape sequence/);
   });
+  test("trim of a window with no output says so", () => {
+    const whole = writeTmp(dir, "split4.cast", split);
+    const r = cli(["trim", whole, path.join(dir, "silence.cast"), "--from", "1.5", "--to", "1.6"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: the clip holds no output \(nothing was written between 1\.5 s and 1\.6 s\)/);
+    const some = cli(["trim", whole, path.join(dir, "some.cast"), "--from", "0", "--to", "1"]);
+    assert.doesNotMatch(some.stderr, /holds no output/);
+  });
   test("trim --to inside a sequence says so", () => {
     const whole = writeTmp(dir, "split2.cast", split);
     const r = cli(["trim", whole, path.join(dir, "split-to.cast"), "--to", "2"]);

@@ -49,14 +49,24 @@ export const command = defineCommand(spec, async (p) => {
   const rec = await openInput(inPath, p.values);
   const o = openOutput(outPath, rec.header, p.values);
   const read = watchEnd(rec.events);
-  const cut: string[] = [];
-  await writeAll(o, slice(read.events, { from, to, keepPrelude: !!p.values["keep-prelude"], warnings: cut }));
+  const cut: string[] = [], counts = { outputs: 0 };
+  await writeAll(
+    o,
+    slice(read.events, { from, to, keepPrelude: !!p.values["keep-prelude"], warnings: cut, counts }),
+  );
   printWarnings(rec);
   for (const w of cut) err(`pstlab: warning: ${w}\n`);
   warnWindowPastEnd(rec.path, read.end(), p.values.from, p.values.to, {
     from: "nothing of the capture is in the clip",
     to: "the clip ends at the end",
   });
+  // A window with no output in it (--from 1 --to 1, a stretch of silence) is a clip with
+  // nothing to see: said, as a window past the end is (that one says it already).
+  const end = read.end();
+  const pastEnd = end !== null && p.values.from !== undefined && p.values.from > end;
+  if (!pastEnd && counts.outputs === 0) {
+    err(`pstlab: warning: the clip holds no output (nothing was written between ${from} s and ${to} s)\n`);
+  }
   summarize(outPath, o);
   return 0;
 });

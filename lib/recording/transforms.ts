@@ -28,6 +28,8 @@ export interface SliceOptions {
   keepPrelude?: boolean;
   /** Said about the cut (a clip that ends inside an escape sequence), for the caller to print. */
   warnings?: string[];
+  /** Counted as the clip is read: output events from inside the window (not the prelude). */
+  counts?: { outputs: number };
 }
 
 /**
@@ -72,6 +74,7 @@ export async function* slice(events: AsyncIterable<Event>, o: SliceOptions): Asy
     if (e.kind === "output") {
       within.feed(e.bytes);
       if (within.begunInLast) openSince = e.t - from;
+      if (o.counts) o.counts.outputs++;
     }
     yield { ...e, t: e.t - from };
   }
