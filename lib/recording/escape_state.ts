@@ -50,67 +50,56 @@ export class EscapeState {
   feed(b: Uint8Array): void {
     let start = this.s === S.Ground ? -1 : 0;
     let fresh = false;
+    /** A sequence (its ESC at b[at]) begins; whatever was open is dropped. */
+    const begin = (at: number) => {
+      this.reset();
+      this.s = S.Esc;
+      start = at;
+      fresh = true;
+    };
+    /** The open sequence ends (or is cancelled): plain text again. */
+    const end = () => {
+      this.reset();
+      this.s = S.Ground;
+      start = -1;
+    };
     for (let i = 0; i < b.length; i++) {
       const c = b[i];
       if (c === 0x18 || c === 0x1a) {
-        this.s = S.Ground;
-        start = -1;
-        this.reset();
+        end();
         continue;
       }
       switch (this.s) {
         case S.Ground:
-          if (c === 0x1b) {
-            this.s = S.Esc;
-            start = i;
-            fresh = true;
-          }
+          if (c === 0x1b) begin(i);
           break;
         case S.Esc:
-          if (c === 0x1b) {
-            this.reset();
-            start = i;
-            fresh = true;
-          } else if (c === 0x5b) this.s = S.Csi;
+          if (c === 0x1b) begin(i);
+          else if (c === 0x5b) this.s = S.Csi;
           else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) this.s = S.Str;
-          else if (c >= 0x30 && c <= 0x7e || c >= 0x80) {
-            // A final byte ends it (a byte past ASCII abandons it, as a parser does).
-            this.s = S.Ground;
-            start = -1;
-            this.reset();
-          } // else an intermediate (0x20–0x2F), a C0 control or DEL: still in ESC
+          // A final byte ends it (a byte past ASCII abandons it, as a parser does); an
+          // intermediate (0x20–0x2F), a C0 control or DEL leaves it in ESC.
+          else if (c >= 0x30 && c <= 0x7e || c >= 0x80) end();
           break;
         case S.Csi:
-          if (c === 0x1b) {
-            this.s = S.Esc;
-            this.reset();
-            start = i;
-            fresh = true;
-          } else if (c >= 0x40 && c <= 0x7e) {
-            this.s = S.Ground;
-            start = -1;
-            this.reset();
-          }
+          if (c === 0x1b) begin(i);
+          else if (c >= 0x40 && c <= 0x7e) end();
           break;
         case S.Str:
-          if (c === 0x07) {
-            this.s = S.Ground;
-            start = -1;
-            this.reset();
-          } else if (c === 0x1b) this.s = S.StrEsc;
+          if (c === 0x07) end();
+          else if (c === 0x1b) this.s = S.StrEsc;
           break;
         case S.StrEsc:
-          if (c === 0x5c) {
-            this.s = S.Ground;
-            start = -1;
-            this.reset();
-          } else {
+          if (c === 0x5c) end();
+          else {
             // The ESC began a new sequence: this byte is its second.
-            this.reset();
-            start = i - 1 >= 0 ? i - 1 : 0;
-            fresh = i > 0; // its ESC was in this piece
-            if (i === 0) this.keep(Uint8Array.of(0x1b)); // the ESC came in the previous piece
-            this.s = S.Esc;
+            if (i > 0) begin(i - 1);
+            else {
+              // The ESC came in the previous piece.
+              begin(0);
+              fresh = false;
+              this.keep(Uint8Array.of(0x1b));
+            }
             i--; // read this byte again, in the ESC state
           }
           break;
